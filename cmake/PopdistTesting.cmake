@@ -1,0 +1,41 @@
+# Helpers to register tests with CTest.
+#
+# popdist_mpi_environment(<out-var>) -- the environment every test that runs mpirun needs here:
+#   as root Open MPI refuses to start without the two ALLOW variables; with more ranks than cores
+#   busy-polling ranks starve each other unless they yield; loopback only; and `pml ^cm` skips
+#   ~200 ms of probing for fabrics a single host does not have (DESIGN.md 8).
+#
+# popdist_add_mpi_test(NAME <name> COMMAND <exe> [args...] RANKS <n>... [TIMEOUT <s>] [LABELS ...])
+#   registers <name>.<n>ranks per rank count, run as `mpirun -np <n> --oversubscribe <exe> args`.
+#   (after KaMPIng's KaTestrophe.cmake and Boost.MPI's add_mpi_tests)
+
+function(popdist_mpi_environment out)
+  set(${out}
+      OMPI_ALLOW_RUN_AS_ROOT=1
+      OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      OMPI_MCA_mpi_yield_when_idle=1
+      OMPI_MCA_btl_tcp_if_include=lo
+      OMPI_MCA_oob_tcp_if_include=lo
+      OMPI_MCA_pml=^cm
+      OMPI_MCA_rmaps_base_oversubscribe=1
+      PARENT_SCOPE)
+endfunction()
+
+function(popdist_add_mpi_test)
+  cmake_parse_arguments(ARG "" "NAME;TIMEOUT" "COMMAND;RANKS;LABELS;MPI_ARGS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 120)
+  endif()
+  popdist_mpi_environment(mpi_env)
+  foreach(ranks IN LISTS ARG_RANKS)
+    set(test_name ${ARG_NAME}.${ranks}ranks)
+    add_test(NAME ${test_name}
+             COMMAND ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} ${ranks} --oversubscribe --bind-to none
+                     ${ARG_MPI_ARGS} ${ARG_COMMAND})
+    set_tests_properties(${test_name} PROPERTIES
+      PROCESSORS ${ranks}
+      TIMEOUT ${ARG_TIMEOUT}
+      LABELS "mpi;${ARG_LABELS}"
+      ENVIRONMENT "${mpi_env}")
+  endforeach()
+endfunction()

@@ -1,0 +1,11 @@
+#pragma once
+/// @file popdist.hpp
+/// Umbrella header: everything a user of popdist needs.
+
+#include "popdist/environment.hpp"
+#include "popdist/error.hpp"
+#include "popdist/grouping.hpp"
+#include "popdist/registry.hpp"
+#include "popdist/runtime.hpp"
+#include "popdist/topology.hpp"
+#include "popdist/version.hpp"

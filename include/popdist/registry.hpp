@@ -1,0 +1,84 @@
+#pragma once
+/// @file registry.hpp
+/// Communicators over subsets of instances, synchronize and execute_on_instances (DESIGN.md 5).
+/// Everything here needs init().
+
+#include <mpi.h>
+
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "popdist/grouping.hpp"
+
+namespace popdist {
+
+/// A set of instance indices.
+using InstanceSet = std::set<int>;
+
+/// A timeout in seconds (fractions allowed).
+using Seconds = std::chrono::duration<double>;
+
+/// Registers (creates and caches) a communicator over `participants`. An empty id names the set
+/// by its members. Only members take part in MPI; non-members return at once. Registering the
+/// same set again costs no MPI call. Throws UsageError for out-of-range participants, an empty
+/// set, or an id already naming another set.
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id = "");
+
+/// A barrier. No arguments: over the current scope (all instances, or the set of the enclosing
+/// execute_on_instances). With an id or a participant set: over that set, created on first use.
+/// Non-members return at once. With a timeout (argument, else POPDIST_SYNC_TIMEOUT) the whole
+/// call is bounded and a TimeoutError names the instances that did not arrive.
+void synchronize(const std::string& communicator_id = "", const InstanceSet& participants = {},
+                 std::optional<Seconds> timeout = std::nullopt);
+
+/// Describes a failure of execute_on_instances' function for the other members.
+struct FailureInfo {
+  std::string type;
+  std::string message;
+};
+using FailureDescriber = std::function<FailureInfo(std::exception_ptr)>;
+
+/// Runs `body` on members of `instances` only, with collectives inside it scoped to that set.
+/// If body throws on any member, every member throws: the failing one its own exception, the
+/// others RemoteExecutionError naming the failed instance, the type and the message.
+/// `describe` turns the exception into FailureInfo (default: demangled type and what()).
+/// Returns true on members.
+bool execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,
+                          const FailureDescriber& describe = {});
+
+/// Typed convenience: returns func's result on members and std::nullopt elsewhere
+/// (for a void func: true on members).
+template <class F>
+auto execute_on_instances(const InstanceSet& instances, F&& func) {
+  using R = std::invoke_result_t<F&>;
+  if constexpr (std::is_void_v<R>) {
+    return execute_on_instances(instances, std::function<void()>(std::forward<F>(func)), FailureDescriber{});
+  } else {
+    std::optional<R> result;
+    execute_on_instances(instances, std::function<void()>([&] { result.emplace(func()); }), FailureDescriber{});
+    return result;
+  }
+}
+
+/// The set that a bare synchronize() uses on this thread: all instances, or the set of the
+/// innermost enclosing execute_on_instances.
+[[nodiscard]] InstanceSet current_scope();
+
+/// The MPI communicator popdist owns for a set (created on first use), for interop with other
+/// MPI code (e.g. mpi4py). Empty arguments mean the current scope. MPI_COMM_NULL on non-members.
+/// The handle stays owned by popdist: do not free it.
+[[nodiscard]] MPI_Comm native_communicator(const std::string& communicator_id = "",
+                                           const InstanceSet& participants = {});
+
+/// Registers one communicator per group of `grouping` (over the instances hosting the group).
+/// Returns group -> communicator id for the groups this instance hosts.
+std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping);
+
+}  // namespace popdist

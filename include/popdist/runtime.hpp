@@ -1,0 +1,56 @@
+#pragma once
+/// @file runtime.hpp
+/// The process-wide context: this process's topology (detected lazily from the process
+/// environment, no MPI), the PopDist getters, and the MPI lifecycle (DESIGN.md 4).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "popdist/grouping.hpp"
+#include "popdist/topology.hpp"
+
+namespace popdist {
+
+/// This process's topology. Detected from the live environment on first use (throws
+/// EnvironmentError for a bad one); after init() it also carries what MPI established
+/// (host index, local instance index and count).
+[[nodiscard]] const Topology& topology();
+
+// The PopDist getters (Python: getInstanceIndex, ...), all reading topology().
+[[nodiscard]] int instance_index();
+[[nodiscard]] int num_instances();
+[[nodiscard]] int local_instance_index();
+[[nodiscard]] int num_local_replicas();
+[[nodiscard]] int num_total_replicas();
+[[nodiscard]] int replica_index_offset();
+[[nodiscard]] int ipus_per_replica();
+[[nodiscard]] bool is_uniform_replicas_per_instance();
+[[nodiscard]] bool is_popdist_env_set();
+
+/// Initializes the MPI backend; idempotent. Calls MPI_Init_thread(MPI_THREAD_MULTIPLE) only if
+/// MPI is not initialized yet, checks the topology against MPI and across instances (one
+/// allgather), and learns the host layout from MPI's shared-memory split.
+/// Throws TopologyError (naming instances and values) or MpiError.
+void init();
+
+/// True between init() and finalize().
+[[nodiscard]] bool is_initialized() noexcept;
+
+/// Frees every communicator popdist owns, and finalizes MPI if init() initialized it.
+/// Idempotent; also run at process exit.
+void finalize();
+
+/// One instance's view of the job, gathered by init().
+struct InstanceView {
+  Topology topology;
+  std::string hostname;
+};
+
+/// Every instance's view, indexed by instance index (available after init()).
+[[nodiscard]] const std::vector<InstanceView>& instance_views();
+
+/// Every instance's replica range (after init(); before it, derived under uniform replicas).
+[[nodiscard]] std::vector<ReplicaRange> replica_ranges();
+
+}  // namespace popdist

@@ -1,0 +1,72 @@
+#pragma once
+/// @file topology.hpp
+/// The topology of one instance, detected from the launcher's environment without MPI
+/// (DESIGN.md sections 3 and 4).
+
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "popdist/environment.hpp"
+
+namespace popdist {
+
+/// The launcher family that supplied this process's identity (DESIGN.md 3.2).
+enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun };
+
+/// "singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun".
+[[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
+
+/// The inverse of launcher_name(); std::nullopt for an unknown name.
+[[nodiscard]] std::optional<Launcher> parse_launcher_name(std::string_view name) noexcept;
+
+/// What one instance knows about the job. A plain value: copyable, comparable, printable.
+struct Topology {
+  Launcher launcher = Launcher::Singleton;
+  int instance_index = 0;
+  int num_instances = 1;
+  int local_instance_index = 0;
+  int num_local_instances = 1;
+  std::optional<int> host_index = 0;  ///< std::nullopt when the launcher gives no node index
+  int num_local_replicas = 1;
+  int num_total_replicas = 1;
+  int replica_index_offset = 0;
+  int ipus_per_replica = 1;
+  bool uniform_replicas_per_instance = true;
+  bool popdist_env_set = false;       ///< isPopdistEnvSet(): POPDIST_* present or a launcher started us
+  bool ipus_per_replica_set = false;  ///< POPDIST_NUM_IPUS_PER_REPLICA was set
+  /// field (the JSON key, e.g. "instance_index") -> the variable that supplied it, or
+  /// "default", "derived", or "mpi" (filled in by init()).
+  std::map<std::string, std::string> provenance;
+  /// Conflicts noticed but not fatal (e.g. a lower-priority launcher that disagrees).
+  std::vector<std::string> warnings;
+
+  friend bool operator==(const Topology& a, const Topology& b);
+  friend bool operator!=(const Topology& a, const Topology& b) { return !(a == b); }
+};
+
+/// Detects the topology from an environment lookup: pure, no MPI, no I/O.
+/// Throws EnvironmentError naming the variable, its value and what was expected.
+[[nodiscard]] Topology detect(const EnvLookup& env);
+
+/// A multi-line human-readable description (fields with provenance, then warnings).
+[[nodiscard]] std::string describe(const Topology& topology);
+std::ostream& operator<<(std::ostream& out, const Topology& topology);
+
+/// checkNumIpusPerReplica: false if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from
+/// `expected`; when unset, true exactly when expected == 1.
+[[nodiscard]] bool check_ipus_per_replica(const Topology& topology, int expected) noexcept;
+
+/// getDeviceId in IPU numbering (DESIGN.md 4): the id of this instance's multi-device group.
+/// `ipus_per_replica` 0 takes the topology's value. Throws UsageError for a negative value.
+[[nodiscard]] std::int64_t device_id(const Topology& topology, int ipus_per_replica = 0);
+
+/// The local device ordinals this instance owns: local replicas x devices per replica
+/// consecutive ordinals starting at local_instance_index x that count.
+[[nodiscard]] std::vector<int> local_device_ordinals(const Topology& topology);
+
+}  // namespace popdist

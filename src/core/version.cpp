@@ -1,0 +1,5 @@
+#include "popdist/version.hpp"
+
+namespace popdist {
+const char* version() noexcept { return POPDIST_VERSION_STRING; }
+}  // namespace popdist

@@ -1,0 +1,1 @@
+// placeholder: the MPI runtime lands here

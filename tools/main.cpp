@@ -1,0 +1,29 @@
+// The `popdist` command: `popdist topology` and `popdist run`.
+// Arguments are parsed before anything touches MPI, so --help and --version work anywhere.
+// Exit status: 0 success, 2 usage error (CLI11), 3 invalid environment/topology, other values
+// from the subcommand (`run` returns the job's status).
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "popdist/popdist.hpp"
+#include "run_command.hpp"
+#include "topology_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"popdist: the distribution context of MPI-launched jobs (who am I, how many are we)", "popdist"};
+  app.set_version_flag("--version", std::string("popdist ") + popdist::version());
+  app.require_subcommand(1);
+  const auto run_topology = popdist::cli::add_topology_command(app);
+  const auto run_run = popdist::cli::add_run_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // CLI11 returns 0 for --help/--version and its own code (>0) for usage errors; we map every
+    // usage error to 2, as getopt-style tools do.
+    const int status = app.exit(e);
+    return status == 0 ? 0 : 2;
+  }
+  if (app.got_subcommand("topology")) return run_topology();
+  return run_run();
+}
