@@ -41,6 +41,11 @@ void init();
 /// Idempotent; also run at process exit.
 void finalize();
 
+/// Ends the whole job at once: MPI_Abort on MPI_COMM_WORLD when MPI is initialized, else
+/// std::_Exit. For an uncaught error on one instance (the Python package calls it from its
+/// excepthook), so that the others are not left waiting in a collective or in MPI_Finalize.
+[[noreturn]] void abort_job(int exit_code) noexcept;
+
 /// One instance's view of the job, gathered by init().
 struct InstanceView {
   Topology topology;
