@@ -1,0 +1,128 @@
+// popdist._core: the no-MPI layer (environment -> detect -> Topology, device ids, replica
+// grouping). `import popdist` loads only this module, so it never loads libmpi.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "errors.hpp"
+#include "popdist/environment.hpp"
+#include "popdist/error.hpp"
+#include "popdist/grouping.hpp"
+#include "popdist/topology.hpp"
+#include "popdist/version.hpp"
+#include "topology_dict.hpp"
+
+namespace py = pybind11;
+using popdist::python::topology_from_object;
+using popdist::python::topology_to_dict;
+
+namespace {
+
+popdist::RetrievalMode parse_retrieval_mode(const std::string& mode) {
+  if (mode == "one_per_group") return popdist::RetrievalMode::OnePerGroup;
+  if (mode == "all_replicas") return popdist::RetrievalMode::AllReplicas;
+  throw popdist::UsageError("retrieved_replicas: mode must be 'one_per_group' or 'all_replicas', not '" + mode + "'");
+}
+
+// instances_hosting(group, where): `where` is a list of (instance, offset, count) ranges, a
+// topology (popdist.Topology or its dict), or None for the process's current topology.
+std::vector<int> instances_hosting(const popdist::ReplicaGrouping& grouping, int group, const py::object& where) {
+  if (where.is_none()) {
+    py::object current = py::module_::import("popdist").attr("topology")();
+    return grouping.instances_hosting(group, topology_from_object(current));
+  }
+  if (py::isinstance<py::list>(where) || py::isinstance<py::tuple>(where)) {
+    std::vector<popdist::ReplicaRange> ranges;
+    for (const auto& item : where) {
+      auto [instance, offset, count] = item.cast<std::tuple<int, int, int>>();
+      ranges.push_back(popdist::ReplicaRange{instance, offset, count});
+    }
+    return grouping.instances_hosting(group, ranges);
+  }
+  return grouping.instances_hosting(group, topology_from_object(where));
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "popdist's no-MPI layer: topology detection, device ids and replica grouping.";
+  popdist::python::register_exception_translator();
+
+  m.attr("__version__") = popdist::version();
+
+  m.def(
+      "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
+      "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");
+  m.def(
+      "detect",
+      [](const std::map<std::string, std::string>& env) {
+        return topology_to_dict(popdist::detect(popdist::lookup_in(popdist::EnvMap(env.begin(), env.end()))));
+      },
+      py::arg("env"), "Detects the topology a process with exactly the variables `env` would see.");
+  m.def(
+      "read_env_file", [](const std::string& path) {
+        auto vars = popdist::read_env_file(path);
+        return std::map<std::string, std::string>(vars.begin(), vars.end());
+      },
+      py::arg("path"), "Reads a saved NAME=VALUE environment file.");
+  m.def(
+      "describe", [](const py::object& topology) { return popdist::describe(topology_from_object(topology)); },
+      py::arg("topology"), "A multi-line human-readable description of a topology.");
+  m.def(
+      "device_id",
+      [](const py::object& topology, int ipus_per_replica) {
+        return popdist::device_id(topology_from_object(topology), ipus_per_replica);
+      },
+      py::arg("topology"), py::arg("ipus_per_replica") = 0);
+  m.def(
+      "check_ipus_per_replica",
+      [](const py::object& topology, int expected) {
+        return popdist::check_ipus_per_replica(topology_from_object(topology), expected);
+      },
+      py::arg("topology"), py::arg("expected"));
+  m.def(
+      "local_device_ordinals",
+      [](const py::object& topology) { return popdist::local_device_ordinals(topology_from_object(topology)); },
+      py::arg("topology"));
+
+  py::class_<popdist::ReplicaGrouping>(m, "ReplicaGrouping",
+                                       "Replicas 0..replication_factor-1 split into groups of group_size members "
+                                       "stride apart (PopXL's rules).")
+      .def(py::init([](int replication_factor, std::optional<int> group_size, int stride) {
+             return group_size ? popdist::ReplicaGrouping(replication_factor, *group_size, stride)
+                               : popdist::ReplicaGrouping(replication_factor);
+           }),
+           py::arg("replication_factor"), py::arg("group_size") = py::none(), py::arg("stride") = 1)
+      .def_property_readonly("replication_factor", &popdist::ReplicaGrouping::replication_factor)
+      .def_property_readonly("group_size", &popdist::ReplicaGrouping::group_size)
+      .def_property_readonly("stride", &popdist::ReplicaGrouping::stride)
+      .def_property_readonly("num_groups", &popdist::ReplicaGrouping::num_groups)
+      .def("group_of", &popdist::ReplicaGrouping::group_of, py::arg("replica"))
+      .def("members", &popdist::ReplicaGrouping::members, py::arg("group"))
+      .def("groups", &popdist::ReplicaGrouping::groups)
+      .def("transpose", &popdist::ReplicaGrouping::transpose)
+      .def(
+          "retrieved_replicas",
+          [](const popdist::ReplicaGrouping& g, const std::string& mode) {
+            return g.retrieved_replicas(parse_retrieval_mode(mode));
+          },
+          py::arg("mode") = "one_per_group")
+      .def("instances_hosting", &instances_hosting, py::arg("group"), py::arg("topology") = py::none())
+      .def("__eq__",
+           [](const popdist::ReplicaGrouping& a, const py::object& b) -> py::object {
+             if (!py::isinstance<popdist::ReplicaGrouping>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a == b.cast<const popdist::ReplicaGrouping&>());
+           })
+      .def("__hash__",
+           [](const popdist::ReplicaGrouping& g) {
+             return py::hash(py::make_tuple(g.replication_factor(), g.group_size(), g.stride()));
+           })
+      .def("__repr__", [](const popdist::ReplicaGrouping& g) {
+        return "ReplicaGrouping(replication_factor=" + std::to_string(g.replication_factor()) +
+               ", group_size=" + std::to_string(g.group_size()) + ", stride=" + std::to_string(g.stride()) + ")";
+      });
+}
