@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <memory>
@@ -82,6 +83,11 @@ EnvMap parse_env_file(std::istream& in, const std::string& source) {
 }
 
 EnvMap read_env_file(const std::string& path) {
+  // A directory opens as an empty stream on Linux; say what it is instead of reading nothing.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw UsageError(fmt::format("environment file '{}' is a directory; expected a file of NAME=VALUE lines", path));
+  }
   std::ifstream file(path);
   if (!file) throw UsageError(fmt::format("cannot open environment file '{}' for reading", path));
   return parse_env_file(file, path);

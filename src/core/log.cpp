@@ -5,7 +5,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <memory>
+#include <mutex>
 
 namespace popdist::detail {
 namespace {
@@ -28,30 +31,41 @@ std::shared_ptr<spdlog::logger>& instance() {
   return the_logger;
 }
 
-bool g_configured = false;
+// The first logger() call reads POPDIST_LOG_LEVEL once, even when several threads log at once;
+// an explicit configure_logger() later still overrides it.
+std::once_flag g_configured;
+
+void apply_level(spdlog::logger& the_logger, const EnvLookup& env);
 
 }  // namespace
 
 spdlog::logger& logger() {
-  auto& the_logger = instance();
-  if (!g_configured) {
-    g_configured = true;
-    configure_logger(process_environment());
-  }
-  return *the_logger;
+  auto& the_logger = *instance();
+  std::call_once(g_configured, [&] { apply_level(the_logger, process_environment()); });
+  return the_logger;
 }
 
 void configure_logger(const EnvLookup& env) {
-  g_configured = true;
   auto& the_logger = *instance();
+  // Mark the first-use configuration done so that it never overrides this explicit one.
+  std::call_once(g_configured, [] {});
+  apply_level(the_logger, env);
+}
+
+namespace {
+
+void apply_level(spdlog::logger& the_logger, const EnvLookup& env) {
   const auto value = env("POPDIST_LOG_LEVEL");
   if (!value || value->empty()) {
     the_logger.set_level(spdlog::level::warn);
     return;
   }
-  const auto level = spdlog::level::from_str(*value);
+  std::string name = *value;
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const auto level = spdlog::level::from_str(name);
   // from_str maps anything unknown to "off"; only accept "off" when it was really asked for.
-  if (level == spdlog::level::off && *value != "off") {
+  if (level == spdlog::level::off && name != "off") {
     the_logger.set_level(spdlog::level::warn);
     the_logger.warn("POPDIST_LOG_LEVEL='{}' is not a level; expected one of trace, debug, info, warn, error, "
                     "critical, off; using warn",
@@ -60,6 +74,8 @@ void configure_logger(const EnvLookup& env) {
   }
   the_logger.set_level(level);
 }
+
+}  // namespace
 
 void set_log_identity(int instance_index, int num_instances, const std::string& host) {
   const auto prefix = host.empty() ? fmt::format("[popdist {}/{}]", instance_index, num_instances)

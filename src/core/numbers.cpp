@@ -16,10 +16,30 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 [[noreturn]] void reject(std::string_view name, std::string_view value, std::string_view problem, Expect expect) {
   throw EnvironmentError(
-      fmt::format("{}='{}' {}; expected {}", name, value, problem, describe_expectation(expect)));
+      fmt::format("{}='{}' {}; expected {}", name, printable(value), problem, describe_expectation(expect)));
 }
 
 }  // namespace
+
+std::string printable(std::string_view value) {
+  std::string text;
+  text.reserve(value.size());
+  for (const char c : value) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\r') {
+      text += "\\r";
+    } else if (c == '\n') {
+      text += "\\n";
+    } else if (c == '\t') {
+      text += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      text += fmt::format("\\x{:02x}", byte);
+    } else {
+      text += c;
+    }
+  }
+  return text;
+}
 
 std::string describe_expectation(Expect expect) {
   return expect == Expect::Positive ? fmt::format("a decimal integer >= 1 (at most {})", INT_MAX)
@@ -45,7 +65,8 @@ int parse_decimal(std::string_view name, std::string_view value, Expect expect) 
     reject(name, value, fmt::format("is too large (more than {})", INT_MAX), expect);
   }
   if (end != last) {
-    reject(name, value, fmt::format("has trailing characters '{}' after the number", std::string_view(end, last - end)),
+    reject(name, value,
+           fmt::format("has trailing characters '{}' after the number", printable(std::string_view(end, last - end))),
            expect);
   }
   if (expect == Expect::Positive && parsed == 0) reject(name, value, "is zero", expect);

@@ -17,6 +17,10 @@ enum class Expect {
   Positive,     ///< a count: 1..INT_MAX
 };
 
+/// `value` for an error message: control characters escaped (\r, \n, \t, \xHH), so that a
+/// CRLF env file's "4\r" shows as '4\r' instead of sending the terminal back to column 0.
+[[nodiscard]] std::string printable(std::string_view value);
+
 /// "a decimal integer >= 1 (at most 2147483647)" and friends, for error messages.
 [[nodiscard]] std::string describe_expectation(Expect expect);
 

@@ -13,10 +13,11 @@ constexpr std::string_view kExpectedForm =
 
 }  // namespace
 
-SlurmTasksPerNode::SlurmTasksPerNode(std::string_view name, std::string_view value) : name_(name), value_(value) {
+SlurmTasksPerNode::SlurmTasksPerNode(std::string_view name, std::string_view value)
+    : name_(name), value_(printable(value)) {
   const auto fail = [&](std::string_view item, std::string_view problem) {
-    throw EnvironmentError(fmt::format("{}='{}': item '{}' {}; expected {}", name_, value_, item, problem,
-                                       kExpectedForm));
+    throw EnvironmentError(
+        fmt::format("{}='{}': item '{}' {}; expected {}", name_, value_, printable(item), problem, kExpectedForm));
   };
   if (value.empty()) {
     throw EnvironmentError(fmt::format("{}='' is empty; expected {}", name_, kExpectedForm));
@@ -39,13 +40,15 @@ SlurmTasksPerNode::SlurmTasksPerNode(std::string_view name, std::string_view val
       try {
         run.repeat = parse_decimal(name_, repeat_text, Expect::Positive);
       } catch (const EnvironmentError&) {
-        fail(item, fmt::format("has a bad repeat '{}' ({})", repeat_text, describe_expectation(Expect::Positive)));
+        fail(item, fmt::format("has a bad repeat '{}' ({})", printable(repeat_text),
+                               describe_expectation(Expect::Positive)));
       }
     }
     try {
       run.count = parse_decimal(name_, count_text, Expect::Positive);
     } catch (const EnvironmentError&) {
-      fail(item, fmt::format("has a bad task count '{}' ({})", count_text, describe_expectation(Expect::Positive)));
+      fail(item, fmt::format("has a bad task count '{}' ({})", printable(count_text),
+                             describe_expectation(Expect::Positive)));
     }
     runs_.push_back(run);
     num_nodes_ += run.repeat;

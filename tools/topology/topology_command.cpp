@@ -1,8 +1,36 @@
-// placeholder until the topology command lands
+// `popdist topology`: the CLI11 wiring only; topology_run.cpp does the work.
 #include "topology_command.hpp"
+
+#include <iostream>
+#include <memory>
+
+#include "topology_run.hpp"
+
 namespace popdist::cli {
+
 std::function<int()> add_topology_command(CLI::App& app) {
-  app.add_subcommand("topology", "Print the topology this process would see");
-  return [] { return 0; };
+  auto options = std::make_shared<topology_cmd::TopologyOptions>();
+  CLI::App* command = app.add_subcommand(
+      "topology",
+      "Print the topology this process would see: instance, replicas and devices, with the variable that "
+      "supplied each field (no MPI is started unless --all is given)");
+  command->add_flag("--json", options->json, "Print one JSON object (for tools) instead of the table");
+  CLI::Option* env_file =
+      command
+          ->add_option("--env-file", options->env_file,
+                       "Interpret a saved environment (NAME=VALUE lines, '#' comments; '-' reads standard input) "
+                       "instead of the live one; only the file's variables count")
+          ->type_name("FILE");
+  command
+      ->add_flag("--all", options->all,
+                 "Under a launcher: start MPI, gather every instance's view (host, local index, replicas, devices) "
+                 "and print the whole job once, from instance 0")
+      ->excludes(env_file);
+  command->footer(
+      "Exit status: 0 success; 2 usage error (including an unreadable or malformed --env-file); "
+      "3 invalid environment or inconsistent job (the error names the variable or the instances); "
+      "1 any other failure.");
+  return [options] { return topology_cmd::run_topology(*options, std::cin, std::cout, std::cerr); };
 }
+
 }  // namespace popdist::cli

@@ -1,0 +1,85 @@
+"""popdist: the distribution context of an MPI-, Slurm- or torchrun-launched job, with the API of
+Graphcore's PopDist.
+
+``import popdist`` never starts MPI and is cheap: the getters read the topology detected from the
+launcher's environment. ``popdist.init()`` starts the MPI backend for synchronize(),
+registerCommunicator(), execute_on_instances() and comm(). Framework helpers live in the submodules
+``popdist.popart``, ``popdist.poptorch`` and ``popdist.tensorflow`` (import them explicitly).
+"""
+
+from . import _core
+from ._api import (
+    checkNumIpusPerReplica,
+    comm,
+    detect,
+    execute_on_instances,
+    finalize,
+    getDeviceId,
+    getInstanceIndex,
+    getLocalDeviceOrdinals,
+    getLocalInstanceIndex,
+    getNumInstances,
+    getNumIpusPerReplica,
+    getNumLocalReplicas,
+    getNumTotalReplicas,
+    getReplicaIndexOffset,
+    init,
+    isBackendInitialized,
+    isPopdistEnvSet,
+    isUniformReplicasPerInstance,
+    registerCommunicator,
+    registerGroupingCommunicators,
+    synchronize,
+    topology,
+)
+from ._topology import TOPOLOGY_KEYS, Topology
+from .errors import (
+    MPIError,
+    PopDistEnvironmentError,
+    PopDistError,
+    RemoteExecutionError,
+    TimeoutError,  # noqa: A004 - popdist.TimeoutError is also a builtins.TimeoutError
+    TopologyError,
+    UsageError,
+)
+
+# popdist.TimeoutError is left out of __all__: `from popdist import *` must not shadow the
+# builtin TimeoutError (popdist's is a subclass of it, not the other way round).
+
+ReplicaGrouping = _core.ReplicaGrouping
+ReplicaGrouping.__module__ = "popdist"
+__version__ = _core.__version__
+
+__all__ = [
+    "MPIError",
+    "PopDistEnvironmentError",
+    "PopDistError",
+    "RemoteExecutionError",
+    "ReplicaGrouping",
+    "TOPOLOGY_KEYS",
+    "Topology",
+    "TopologyError",
+    "UsageError",
+    "checkNumIpusPerReplica",
+    "comm",
+    "detect",
+    "execute_on_instances",
+    "finalize",
+    "getDeviceId",
+    "getInstanceIndex",
+    "getLocalDeviceOrdinals",
+    "getLocalInstanceIndex",
+    "getNumInstances",
+    "getNumIpusPerReplica",
+    "getNumLocalReplicas",
+    "getNumTotalReplicas",
+    "getReplicaIndexOffset",
+    "init",
+    "isBackendInitialized",
+    "isPopdistEnvSet",
+    "isUniformReplicasPerInstance",
+    "registerCommunicator",
+    "registerGroupingCommunicators",
+    "synchronize",
+    "topology",
+]

@@ -1,0 +1,340 @@
+"""The PopDist API over popdist's C++ core.
+
+Two extension modules back it (DESIGN.md 9): ``_core`` (no MPI; loaded by ``import popdist``) and
+``_mpi`` (MPI; imported on the first call that needs it). The current topology is ``_core``'s
+detection from the process environment until init(), and ``_mpi``'s (refined by MPI) after it.
+"""
+
+import math
+import operator
+import sys
+
+from . import _core
+from ._topology import Topology
+from .errors import UsageError
+
+__all__ = [
+    "checkNumIpusPerReplica",
+    "comm",
+    "detect",
+    "execute_on_instances",
+    "finalize",
+    "getDeviceId",
+    "getInstanceIndex",
+    "getLocalDeviceOrdinals",
+    "getLocalInstanceIndex",
+    "getNumInstances",
+    "getNumIpusPerReplica",
+    "getNumLocalReplicas",
+    "getNumTotalReplicas",
+    "getReplicaIndexOffset",
+    "init",
+    "isBackendInitialized",
+    "isPopdistEnvSet",
+    "isUniformReplicasPerInstance",
+    "registerCommunicator",
+    "registerGroupingCommunicators",
+    "synchronize",
+    "topology",
+]
+
+_current = None  # the current Topology (None: not detected yet)
+_mpi = None  # popdist._mpi once something needed MPI
+_abort_hook_installed = False
+_atexit_registered = False
+
+
+# --- topology and getters (no MPI) -------------------------------------------------------------
+
+
+def topology():
+    """This process's topology (a read-only :class:`popdist.Topology`).
+
+    Before init(): detected from the process environment once, without MPI (a bad environment
+    raises :class:`popdist.PopDistEnvironmentError` naming the variable). After init(): as refined
+    by MPI (host index, local instance index and count).
+    """
+    global _current
+    if _current is None:
+        _current = Topology(_core.process_topology())
+    return _current
+
+
+def detect(env):
+    """The topology a process whose environment is exactly ``env`` (a mapping of str to str) would
+    see: a pure function, no MPI, no look at the real environment (a dry run)."""
+    return Topology(_core.detect(dict(env)))
+
+
+def getInstanceIndex():
+    """This instance's index in 0..getNumInstances()-1 (0 when not launched)."""
+    return (_current or topology()).instance_index
+
+
+def getNumInstances():
+    """The number of instances in the job (1 when not launched)."""
+    return (_current or topology()).num_instances
+
+
+def getLocalInstanceIndex():
+    """This instance's index among the instances on its host (0 when not launched)."""
+    return (_current or topology()).local_instance_index
+
+
+def getNumLocalReplicas():
+    """The number of replicas this instance drives (POPDIST_NUM_LOCAL_REPLICAS, default 1)."""
+    return (_current or topology()).num_local_replicas
+
+
+def getNumTotalReplicas():
+    """The number of replicas in the whole job (POPDIST_NUM_TOTAL_REPLICAS, default local x instances)."""
+    return (_current or topology()).num_total_replicas
+
+
+def getReplicaIndexOffset():
+    """The global index of this instance's first replica."""
+    return (_current or topology()).replica_index_offset
+
+
+def getNumIpusPerReplica():
+    """Devices (IPUs) per replica (POPDIST_NUM_IPUS_PER_REPLICA, default 1)."""
+    return (_current or topology()).ipus_per_replica
+
+
+def isUniformReplicasPerInstance():
+    """True when every instance drives the same number of replicas."""
+    return (_current or topology()).uniform_replicas_per_instance
+
+
+def isPopdistEnvSet():
+    """True when POPDIST_* variables are present *or* a launcher (mpirun, srun, torchrun) started
+    this process. (Graphcore's PopDist looked at POPDIST_* only, so a PopDist script under plain
+    ``mpirun -np 4`` ran as 4 unrelated copies; here it runs as 4 instances.)"""
+    return (_current or topology()).popdist_env_set
+
+
+def checkNumIpusPerReplica(numIpusPerReplica):
+    """False if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from ``numIpusPerReplica``; when it
+    is unset, True exactly when ``numIpusPerReplica`` is 1."""
+    n = _integer("numIpusPerReplica", numIpusPerReplica)
+    return _core.check_ipus_per_replica((_current or topology())._fields, n)
+
+
+def getDeviceId(ipusPerReplica=0):
+    """The id of this instance's multi-device group in IPU numbering (single devices first, then
+    groups of 2, 4, ...). ``ipusPerReplica`` 0 takes POPDIST_NUM_IPUS_PER_REPLICA."""
+    n = _integer("ipusPerReplica", ipusPerReplica)
+    if n < 0:
+        raise UsageError(f"getDeviceId: ipusPerReplica must be >= 0 (0 = from the environment), got {n}")
+    return _core.device_id((_current or topology())._fields, n)
+
+
+def getLocalDeviceOrdinals():
+    """The local device ordinals (e.g. GPU indices) this instance owns: local replicas x devices per
+    replica consecutive ordinals starting at local instance index x that count."""
+    return (_current or topology()).local_device_ordinals
+
+
+# --- MPI lifecycle -------------------------------------------------------------------------------
+
+
+def _backend():
+    """popdist._mpi, imported on first use (this is where libmpi gets loaded)."""
+    global _mpi
+    if _mpi is None:
+        from . import _mpi as module
+
+        _mpi = module
+    return _mpi
+
+
+def init():
+    """Initializes the MPI backend; idempotent.
+
+    Calls MPI_Init_thread(MPI_THREAD_MULTIPLE) only if nobody did (mpi4py may have), checks the
+    topology across instances (raising :class:`popdist.TopologyError` naming the instances that
+    disagree) and learns the host layout from MPI. When popdist initialized MPI itself, an uncaught
+    exception on any instance of a multi-instance job aborts the whole job (after the traceback is
+    printed) instead of leaving the others waiting in a collective or in MPI_Finalize; popdist
+    finalizes what it initialized at interpreter exit.
+    """
+    global _current
+    backend = _backend()
+    initialized_mpi = backend.init()
+    _current = Topology(backend.topology())
+    if initialized_mpi:
+        _install_abort_hook()
+    _register_atexit()
+
+
+def isBackendInitialized():
+    """True between init() and finalize(). Never imports MPI: False until something needed it."""
+    module = _mpi or sys.modules.get("popdist._mpi")
+    return bool(module is not None and module.is_initialized())
+
+
+def finalize():
+    """Frees every communicator popdist owns and finalizes MPI if init() initialized it.
+    Idempotent; also run at interpreter exit."""
+    if _mpi is not None:
+        _mpi.finalize()
+
+
+def _finalize_at_exit():
+    # Python-level atexit runs before the interpreter tears down modules, and in LIFO order with
+    # mpi4py's hook: whoever initialized MPI last-in finalizes it after the other has let go.
+    try:
+        finalize()
+    except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
+        print(f"popdist: finalize at exit failed: {error}", file=sys.stderr)
+
+
+def _register_atexit():
+    global _atexit_registered
+    if not _atexit_registered:
+        import atexit
+
+        atexit.register(_finalize_at_exit)
+        _atexit_registered = True
+
+
+def _install_abort_hook():
+    """Chains sys.excepthook so that an uncaught exception ends the whole job (like
+    ``python -m mpi4py``). Without it the failing instance would go on to MPI_Finalize while the
+    others wait forever in their next collective."""
+    global _abort_hook_installed
+    if _abort_hook_installed:
+        return
+    previous = sys.excepthook
+
+    def abort_on_uncaught_exception(exc_type, exc, tb):
+        try:
+            previous(exc_type, exc, tb)  # the traceback first, so that the cause is visible
+        finally:
+            if _mpi is not None and _mpi.is_initialized() and (_current or topology()).num_instances > 1:
+                for stream in (sys.stdout, sys.stderr):
+                    try:
+                        stream.flush()
+                    except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
+                        pass
+                _mpi.abort_job(1)
+
+    sys.excepthook = abort_on_uncaught_exception
+    _abort_hook_installed = True
+
+
+# --- communicators -------------------------------------------------------------------------------
+
+
+def registerCommunicator(participants, communicator_id=""):
+    """Registers (creates and caches) a communicator over the instances ``participants`` (any
+    iterable of ints), named ``communicator_id`` (empty: named by its members). Only members take
+    part in MPI; non-members return at once."""
+    members = _instance_set("participants", participants)
+    name = _identifier(communicator_id)
+    _backend().register_communicator(members, name)
+
+
+def synchronize(communicator_id="", participants=frozenset(), timeout=None):
+    """A barrier.
+
+    No arguments: over the current scope (all instances, or the set of the enclosing
+    execute_on_instances). With ``communicator_id`` or ``participants``: over that set, created on
+    first use. Instances that are not members return at once (so SPMD scripts may call it
+    unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
+    bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
+    """
+    members = _instance_set("participants", participants)
+    seconds = None
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise UsageError(f"synchronize: timeout must be a number of seconds or None, got {timeout!r}")
+        seconds = float(timeout)
+        if math.isnan(seconds) or seconds < 0:
+            raise UsageError(f"synchronize: timeout must be >= 0 seconds, got {timeout!r}")
+        if math.isinf(seconds):
+            seconds = None
+    name = _identifier(communicator_id)
+    _backend().synchronize(name, members, seconds)
+
+
+def execute_on_instances(instances, func, *args, **kwargs):
+    """Runs ``func(*args, **kwargs)`` on the members of ``instances`` only and returns its result
+    there (None elsewhere). Collectives inside func (a bare synchronize(), nested calls) are scoped
+    to that set. If func raises on a member, that member re-raises its own exception and the other
+    members raise :class:`popdist.RemoteExecutionError` naming the instance, the exception type and
+    its message: nobody is left waiting."""
+    members = _instance_set("instances", instances)
+    if not callable(func):
+        raise UsageError(f"execute_on_instances: func must be callable, got {func!r}")
+    return _backend().execute_on_instances(members, func, args, kwargs)
+
+
+def registerGroupingCommunicators(grouping):
+    """Registers one communicator per group of ``grouping`` (a :class:`popdist.ReplicaGrouping`),
+    over the instances hosting the group. Returns {group: communicator id} for this instance's
+    groups."""
+    if not isinstance(grouping, _core.ReplicaGrouping):
+        raise UsageError(f"registerGroupingCommunicators: expected a popdist.ReplicaGrouping, got {grouping!r}")
+    return _backend().register_grouping_communicators(grouping.replication_factor, grouping.group_size, grouping.stride)
+
+
+def comm(communicator_id="", participants=frozenset()):
+    """An mpi4py communicator over a registered set: ``communicator_id`` or ``participants``
+    (empty: the current scope), created on first use. None on instances that are not members.
+
+    The handle stays owned by popdist (freed by finalize()); do not Free() it. Needs mpi4py built
+    against the same MPI library; works whether mpi4py or popdist initialized MPI."""
+    try:
+        import mpi4py.MPI  # noqa: F401 - imported here for a clear error; _mpi uses its C API
+    except ImportError as error:
+        raise ImportError(
+            "popdist.comm() needs mpi4py (pip install 'popdist[mpi]' or pip install mpi4py): " + str(error),
+            name="mpi4py",
+        ) from error
+    members = _instance_set("participants", participants)
+    name = _identifier(communicator_id)
+    return _backend().comm(name, members)
+
+
+# --- argument checks (every bad argument is named with its value) ----------------------------
+
+
+def _integer(name, value):
+    if isinstance(value, bool):
+        raise UsageError(f"{name} must be an integer, got {value!r}")
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise UsageError(f"{name} must be an integer, got {value!r}") from None
+
+
+def _identifier(communicator_id):
+    if not isinstance(communicator_id, str):
+        raise UsageError(f"communicator_id must be a str, got {communicator_id!r}")
+    return communicator_id
+
+
+def _instance_set(name, values):
+    """Any iterable of ints -> a set, rejecting non-integers and duplicates by name."""
+    if isinstance(values, (str, bytes)):
+        raise UsageError(f"{name} must be an iterable of instance indices, got {values!r}")
+    try:
+        items = list(values)
+    except TypeError:
+        raise UsageError(f"{name} must be an iterable of instance indices, got {values!r}") from None
+    members = set()
+    duplicates = []
+    for item in items:
+        if isinstance(item, bool):
+            raise UsageError(f"{name} must hold integer instance indices, got {item!r} in {values!r}")
+        try:
+            index = operator.index(item)
+        except TypeError:
+            raise UsageError(f"{name} must hold integer instance indices, got {item!r} in {values!r}") from None
+        if index in members:
+            duplicates.append(index)
+        members.add(index)
+    if duplicates:
+        raise UsageError(f"{name} lists instance(s) {sorted(set(duplicates))} more than once: {values!r}")
+    return members

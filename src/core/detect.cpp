@@ -1,0 +1,384 @@
+// detect(): the launcher's identity plus PopRun's POPDIST_* contract -> Topology
+// (DESIGN.md 3). Pure: a function of the lookup, no MPI, no I/O, no logging.
+//
+// Decisions where DESIGN.md is silent (the lead's, or ours; see the unit tests for each):
+// - The family is "popdist" (no launcher) when a replica variable is set (TOTAL, LOCAL, OFFSET,
+//   UNIFORM); IPUS_PER_REPLICA or LOCAL_INSTANCE_INDEX alone leave it "singleton" (with
+//   isPopdistEnvSet() true). Without a launcher the host index is unknown (std::nullopt), the
+//   total defaults to the local count (one instance), and num_local_instances is
+//   POPDIST_LOCAL_INSTANCE_INDEX + 1 (the least it can be) when that is set.
+// - Under a launcher with non-uniform replicas (total != local x instances) the offset cannot
+//   be derived: POPDIST_REPLICA_INDEX_OFFSET is then required. The total must be at least the
+//   number of instances (each drives a replica).
+// - POPDIST_UNIFORM_REPLICAS_PER_INSTANCE, when set, is the answer (0 is allowed even if this
+//   instance's total == local x instances: other instances may differ); when unset, uniformity
+//   is derived, and a derived-uniform instance whose offset is not index x local is an error
+//   that says how to declare non-uniform replicas.
+// - A lower-priority family that is present but malformed is a warning, not an error: it is
+//   not used. PMIX_RANK only warns when no family at all is present.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/launchers.hpp"
+#include "core/numbers.hpp"
+#include "popdist/error.hpp"
+#include "popdist/topology.hpp"
+
+namespace popdist {
+namespace {
+
+using detail::Expect;
+using detail::Field;
+using detail::Identity;
+using detail::Number;
+using detail::read_number;
+
+constexpr const char* kLauncherVariable = "POPDIST_LAUNCHER";
+constexpr const char* kTotal = "POPDIST_NUM_TOTAL_REPLICAS";
+constexpr const char* kLocal = "POPDIST_NUM_LOCAL_REPLICAS";
+constexpr const char* kOffset = "POPDIST_REPLICA_INDEX_OFFSET";
+constexpr const char* kIpus = "POPDIST_NUM_IPUS_PER_REPLICA";
+constexpr const char* kUniform = "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE";
+constexpr const char* kLocalInstance = "POPDIST_LOCAL_INSTANCE_INDEX";
+
+/// The variables that describe replicas: any of them without a launcher makes the family "popdist".
+constexpr const char* kReplicaVariables[] = {kTotal, kLocal, kOffset, kUniform};
+/// The whole PopRun contract (DESIGN.md 3.1): any of them makes isPopdistEnvSet() true.
+constexpr const char* kContractVariables[] = {kTotal, kLocal, kOffset, kIpus, kUniform, kLocalInstance};
+
+constexpr const char* kValidNames = "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun";
+
+std::string show(const Number& number) { return fmt::format("{}={}", number.source, number.value); }
+std::string show(const Field& field) { return fmt::format("{}={}", field.source, field.value); }
+
+/// Which family supplies the identity, and why.
+struct Choice {
+  Launcher launcher = Launcher::Singleton;
+  std::string source = "default";   ///< provenance of "launcher"
+  std::optional<Identity> identity;  ///< std::nullopt for the popdist family (no launcher)
+  bool forced = false;
+};
+
+Choice choose_forced(const EnvLookup& env, const std::string& value) {
+  const auto launcher = parse_launcher_name(value);
+  if (!launcher) {
+    throw EnvironmentError(fmt::format("{}='{}' is not a launcher name; expected one of {}", kLauncherVariable,
+                                       detail::printable(value), kValidNames));
+  }
+  Choice choice{*launcher, kLauncherVariable, std::nullopt, true};
+  if (*launcher == Launcher::Singleton) {
+    choice.identity = detail::singleton_identity();
+  } else if (const auto* probe = detail::find_probe(*launcher)) {
+    if (!probe->present(env)) {
+      std::string markers;
+      for (const auto& marker : probe->markers) markers += (markers.empty() ? "" : ", ") + marker;
+      const std::string hint = *launcher == Launcher::Slurm
+                                   ? " (salloc and sbatch allocate but do not launch: run under srun)"
+                                   : std::string();
+      throw EnvironmentError(fmt::format("{}={} but none of the {} launcher's variables is set ({}){}; expected a "
+                                         "process started by that launcher",
+                                         kLauncherVariable, value, value, markers, hint));
+    }
+    choice.identity = probe->read(env);
+  }
+  return choice;
+}
+
+bool any_set(const EnvLookup& env, const char* const* begin, const char* const* end) {
+  for (auto it = begin; it != end; ++it) {
+    if (env(*it)) return true;
+  }
+  return false;
+}
+
+std::optional<std::string> first_set(const EnvLookup& env, const char* const* begin, const char* const* end) {
+  for (auto it = begin; it != end; ++it) {
+    if (env(*it)) return std::string(*it);
+  }
+  return std::nullopt;
+}
+
+Choice choose(const EnvLookup& env) {
+  if (const auto forced = env(kLauncherVariable)) return choose_forced(env, *forced);
+  for (const auto& probe : detail::launcher_probes()) {
+    if (auto marker = probe.present(env)) return Choice{probe.launcher, *marker, probe.read(env), false};
+  }
+  if (auto variable = first_set(env, std::begin(kReplicaVariables), std::end(kReplicaVariables))) {
+    return Choice{Launcher::PopDist, *variable, std::nullopt, false};
+  }
+  return Choice{Launcher::Singleton, "default", detail::singleton_identity(), false};
+}
+
+/// Warnings for every other family that is present and describes a different rank or size
+/// (e.g. mpirun inside salloc: SLURM_* describe mpirun's daemon step), and for hints that this
+/// process sits in an allocation without having been launched.
+std::vector<std::string> conflict_warnings(const EnvLookup& env, const Choice& choice, const Topology& topology) {
+  std::vector<std::string> warnings;
+  const std::string chosen = fmt::format("{} instance {} of {}", launcher_name(choice.launcher),
+                                         topology.instance_index, topology.num_instances);
+  const std::string reason =
+      choice.forced ? fmt::format("forced by {}", kLauncherVariable) : std::string("which has priority");
+  bool passed_chosen = false;
+  for (const auto& probe : detail::launcher_probes()) {
+    if (probe.launcher == choice.launcher) {
+      passed_chosen = true;
+      continue;
+    }
+    // Unforced, a present higher-priority family would have been chosen: only lower ones remain.
+    if (!choice.forced && !passed_chosen) continue;
+    if (!probe.present(env)) continue;
+    // PALS provides its identity through PMI_RANK/PMI_SIZE: those are not a second (MPICH) launch.
+    if (choice.launcher == Launcher::Pals && probe.launcher == Launcher::Mpich) continue;
+    try {
+      const auto other = probe.read(env);
+      if (other.rank.value != topology.instance_index || other.size.value != topology.num_instances) {
+        warnings.push_back(fmt::format("{} disagrees with {}; using {}, {}", other.summary(), chosen,
+                                       launcher_name(choice.launcher), reason));
+      }
+    } catch (const EnvironmentError& error) {
+      warnings.push_back(fmt::format("ignoring malformed {} variables ({}); using {}, {}",
+                                     launcher_name(probe.launcher), error.what(), launcher_name(choice.launcher),
+                                     reason));
+    }
+  }
+  const bool any_family_present = std::any_of(detail::launcher_probes().begin(), detail::launcher_probes().end(),
+                                              [&](const auto& probe) { return probe.present(env).has_value(); });
+  if (!choice.identity || choice.launcher == Launcher::Singleton) {
+    // PMIX_RANK beside a family's own variables is that family's (mpirun and srun --mpi=pmix set it).
+    if (const auto pmix = env("PMIX_RANK"); pmix && !any_family_present) {
+      warnings.push_back(fmt::format("PMIX_RANK={} is set but identifies no launcher family (Open MPI's mpirun and "
+                                     "srun --mpi=pmix set it alongside their own variables); using {}",
+                                     *pmix, launcher_name(choice.launcher)));
+    }
+    if (const auto job = env("SLURM_JOB_ID"); job && !env("SLURM_STEP_ID")) {
+      warnings.push_back(fmt::format("SLURM_JOB_ID={} is set but SLURM_STEP_ID is not: this is a salloc shell or an "
+                                     "sbatch script, not a process started by srun; using {}",
+                                     *job, launcher_name(choice.launcher)));
+    }
+  }
+  return warnings;
+}
+
+/// POPDIST_* values as read (std::nullopt when unset).
+struct Contract {
+  std::optional<Number> total, local, offset, ipus, uniform, local_instance;
+};
+
+Contract read_contract(const EnvLookup& env) {
+  Contract contract;
+  contract.total = read_number(env, kTotal, Expect::Positive);
+  contract.local = read_number(env, kLocal, Expect::Positive);
+  contract.offset = read_number(env, kOffset, Expect::NonNegative);
+  contract.ipus = read_number(env, kIpus, Expect::Positive);
+  contract.uniform = read_number(env, kUniform, Expect::NonNegative);
+  contract.local_instance = read_number(env, kLocalInstance, Expect::NonNegative);
+  if (contract.uniform && contract.uniform->value > 1) {
+    throw EnvironmentError(fmt::format("{} is neither 0 nor 1; expected 0 (replicas differ between instances) or 1 "
+                                       "(every instance has the same number)",
+                                       show(*contract.uniform)));
+  }
+  return contract;
+}
+
+/// Replicas under a launcher: instances and index come from the launcher.
+void apply_replicas_with_launcher(Topology& t, const Contract& c, const Identity& id) {
+  const std::int64_t uniform_total = static_cast<std::int64_t>(t.num_local_replicas) * id.size.value;
+  const std::string local_text = c.local ? show(*c.local) : fmt::format("{} replica(s) per instance (default)", 1);
+  if (c.total) {
+    t.num_total_replicas = c.total->value;
+    t.provenance["num_total_replicas"] = kTotal;
+  } else {
+    if (uniform_total > INT32_MAX) {
+      throw EnvironmentError(fmt::format("{} x {} = {} replicas in total, more than {}; expected a total that fits",
+                                         local_text, show(id.size), uniform_total, INT32_MAX));
+    }
+    t.num_total_replicas = static_cast<int>(uniform_total);
+    t.provenance["num_total_replicas"] = "derived";
+  }
+  const bool total_is_uniform = t.num_total_replicas == uniform_total;
+  if (c.uniform) {
+    t.uniform_replicas_per_instance = c.uniform->value == 1;
+    t.provenance["uniform_replicas_per_instance"] = kUniform;
+    if (t.uniform_replicas_per_instance && !total_is_uniform) {
+      throw EnvironmentError(fmt::format("{} but {} is not {} x {} = {}; expected the total to be the local replicas "
+                                         "times the instances",
+                                         show(*c.uniform), show(*c.total), local_text, show(id.size), uniform_total));
+    }
+  } else {
+    t.uniform_replicas_per_instance = total_is_uniform;
+    t.provenance["uniform_replicas_per_instance"] = "derived";
+  }
+  if (t.num_total_replicas < id.size.value) {
+    throw EnvironmentError(fmt::format("{} is less than the {} instances ({}); expected at least one replica per "
+                                       "instance",
+                                       show(*c.total), id.size.value, show(id.size)));
+  }
+  const std::int64_t expected_offset = static_cast<std::int64_t>(id.rank.value) * t.num_local_replicas;
+  if (c.offset) {
+    t.replica_index_offset = c.offset->value;
+    t.provenance["replica_index_offset"] = kOffset;
+    if (t.uniform_replicas_per_instance && c.offset->value != expected_offset) {
+      // Uniformity stated by the variable, or derived from total == local x instances: either
+      // way instance i must own [i x local, (i + 1) x local), or the launcher's rank order and
+      // PopRun's replica order disagree.
+      const std::string why =
+          c.uniform ? show(*c.uniform)
+                    : fmt::format("uniform replicas per instance (derived: {} = {} x {}; if replicas differ between "
+                                  "instances, set {}=0)",
+                                  t.num_total_replicas, local_text, show(id.size), kUniform);
+      throw EnvironmentError(fmt::format("{} but instance {} ({}) with {} must start at replica {}; expected {}={} "
+                                         "under {}",
+                                         show(*c.offset), id.rank.value, show(id.rank), local_text, expected_offset,
+                                         kOffset, expected_offset, why));
+    }
+  } else if (total_is_uniform) {
+    // total == local x instances, so instance x local is the only offset that can tile the job
+    // (it fits in int: it is less than total).
+    t.replica_index_offset = static_cast<int>(expected_offset);
+    t.provenance["replica_index_offset"] = "derived";
+  } else {
+    throw EnvironmentError(fmt::format("{} is not {} x {} = {} (replicas differ between instances), so {} is needed "
+                                       "and is not set; expected each instance's first replica index in {}",
+                                       show(*c.total), local_text, show(id.size), uniform_total, kOffset, kOffset));
+  }
+}
+
+/// Replicas without a launcher: the instance can only be derived under uniform replicas.
+void apply_replicas_without_launcher(Topology& t, const Contract& c) {
+  const auto need_launcher = [](const std::string& why) {
+    throw EnvironmentError(fmt::format("{}: without a launcher the instance index and count are derived as offset / "
+                                       "local and total / local, which needs uniform replicas per instance; expected "
+                                       "uniform values, or a launcher (popdist run, mpirun, srun, torchrun) for "
+                                       "non-uniform replicas",
+                                       why));
+  };
+  const int local = t.num_local_replicas;
+  const std::string local_text = c.local ? show(*c.local) : std::string("1 local replica (default)");
+  if (c.uniform && c.uniform->value == 0) need_launcher(show(*c.uniform) + " says replicas are not uniform");
+  t.uniform_replicas_per_instance = true;
+  t.provenance["uniform_replicas_per_instance"] = c.uniform ? kUniform : "derived";
+  if (c.total) {
+    t.num_total_replicas = c.total->value;
+    t.provenance["num_total_replicas"] = kTotal;
+  } else {
+    // One instance: it drives every replica.
+    t.num_total_replicas = local;
+    t.provenance["num_total_replicas"] = "derived";
+  }
+  if (t.num_total_replicas % local != 0) {
+    need_launcher(fmt::format("{} is not a multiple of {}", show(*c.total), local_text));
+  }
+  t.replica_index_offset = c.offset ? c.offset->value : 0;
+  t.provenance["replica_index_offset"] = c.offset ? kOffset : "default";
+  if (c.offset && c.offset->value % local != 0) {
+    need_launcher(fmt::format("{} is not a multiple of {}", show(*c.offset), local_text));
+  }
+  t.num_instances = t.num_total_replicas / local;
+  t.instance_index = t.replica_index_offset / local;
+  t.provenance["num_instances"] = "derived";
+  t.provenance["instance_index"] = t.replica_index_offset == 0 && !c.offset ? "default" : "derived";
+}
+
+/// The local instance index/count: POPDIST_LOCAL_INSTANCE_INDEX, else the launcher's local
+/// rank/size, else 0 of 1.
+void apply_local_instance(Topology& t, const Contract& c, const std::optional<Identity>& id) {
+  const bool launcher_local = id && id->local_size;
+  if (launcher_local) {
+    t.num_local_instances = id->local_size->value;
+    t.provenance["num_local_instances"] = id->local_size->source;
+  }
+  if (c.local_instance) {
+    t.local_instance_index = c.local_instance->value;
+    t.provenance["local_instance_index"] = kLocalInstance;
+    if (launcher_local && c.local_instance->value >= id->local_size->value) {
+      throw EnvironmentError(fmt::format("{} is not less than {} (the launcher's processes on this node); expected a "
+                                         "local instance index in 0..{}",
+                                         show(*c.local_instance), show(*id->local_size), id->local_size->value - 1));
+    }
+    if (c.local_instance->value >= t.num_instances) {
+      throw EnvironmentError(fmt::format("{} is not less than the job's {} instance(s) ({}); expected a local "
+                                         "instance index in 0..{}",
+                                         show(*c.local_instance), t.num_instances,
+                                         t.provenance["num_instances"], t.num_instances - 1));
+    }
+    if (!launcher_local) {
+      // Nothing says how many instances share the host; index + 1 is the least there can be.
+      t.num_local_instances = c.local_instance->value + 1;
+      t.provenance["num_local_instances"] = "derived";
+    }
+  } else if (launcher_local) {
+    t.local_instance_index = id->local_rank->value;
+    t.provenance["local_instance_index"] = id->local_rank->source;
+  } else {
+    t.local_instance_index = 0;
+    t.num_local_instances = 1;
+    t.provenance["local_instance_index"] = "default";
+    t.provenance["num_local_instances"] = "default";
+  }
+}
+
+/// The invariants of DESIGN.md 3.3 that every topology must satisfy, whatever produced it.
+void check_invariants(const Topology& t) {
+  const auto field = [&](const char* name) {
+    const auto found = t.provenance.find(name);
+    return found == t.provenance.end() ? std::string("unknown") : found->second;
+  };
+  const std::int64_t end = static_cast<std::int64_t>(t.replica_index_offset) + t.num_local_replicas;
+  if (end > t.num_total_replicas) {
+    throw EnvironmentError(fmt::format("replica_index_offset {} ({}) + num_local_replicas {} ({}) = {} exceeds "
+                                       "num_total_replicas {} ({}); expected this instance's replicas "
+                                       "[offset, offset + local) to lie within 0..{}",
+                                       t.replica_index_offset, field("replica_index_offset"), t.num_local_replicas,
+                                       field("num_local_replicas"), end, t.num_total_replicas,
+                                       field("num_total_replicas"), t.num_total_replicas - 1));
+  }
+}
+
+}  // namespace
+
+Topology detect(const EnvLookup& env) {
+  const Contract contract = read_contract(env);
+  const Choice choice = choose(env);
+
+  Topology t;
+  t.launcher = choice.launcher;
+  t.provenance["launcher"] = choice.source;
+
+  t.num_local_replicas = contract.local ? contract.local->value : 1;
+  t.provenance["num_local_replicas"] = contract.local ? kLocal : "default";
+  t.ipus_per_replica = contract.ipus ? contract.ipus->value : 1;
+  t.provenance["ipus_per_replica"] = contract.ipus ? kIpus : "default";
+  t.ipus_per_replica_set = contract.ipus.has_value();
+
+  if (choice.identity) {
+    const Identity& id = *choice.identity;
+    t.instance_index = id.rank.value;
+    t.num_instances = id.size.value;
+    t.provenance["instance_index"] = id.rank.source;
+    t.provenance["num_instances"] = id.size.source;
+    t.host_index = id.node ? std::optional<int>(id.node->value) : std::nullopt;
+    t.provenance["host_index"] = id.node ? id.node->source : "default";
+    apply_replicas_with_launcher(t, contract, id);
+  } else {
+    // PopRun's variables alone give no host: leave it unknown rather than guess.
+    t.host_index = std::nullopt;
+    t.provenance["host_index"] = "default";
+    apply_replicas_without_launcher(t, contract);
+  }
+  apply_local_instance(t, contract, choice.identity);
+  check_invariants(t);
+
+  t.popdist_env_set = choice.launcher != Launcher::Singleton ||
+                      any_set(env, std::begin(kContractVariables), std::end(kContractVariables));
+  t.warnings = conflict_warnings(env, choice, t);
+  return t;
+}
+
+}  // namespace popdist

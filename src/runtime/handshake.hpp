@@ -1,0 +1,54 @@
+#pragma once
+// The handshake every member runs before MPI_Comm_create_group, so that registering
+// inconsistent sets is an error on every instance involved instead of a hang (DESIGN.md 5).
+
+#include <mpi.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace popdist::detail {
+
+/// One handshake message on the control communicator.
+struct HandshakeMessage {
+  enum Kind : int { Hello = 1, Mismatch = 2 };
+  int kind = Hello;
+  std::vector<int> set;        ///< Hello: the set the sender is creating; Mismatch: one of the two sets
+  std::string id;              ///< Hello: the id it registers the set under ("" when none)
+  std::vector<int> other_set;  ///< Mismatch: the other set
+  std::string text;            ///< Mismatch: the error the sender raised
+};
+
+/// Byte encoding of a message (both ends run the same binary).
+[[nodiscard]] std::vector<char> encode(const HandshakeMessage& message);
+/// Decodes; throws Error for a malformed buffer (names the sender).
+[[nodiscard]] HandshakeMessage decode(const std::vector<char>& bytes, int source);
+
+class Handshake {
+ public:
+  /// Forgets the stash and the poisoned sets (init and finalize).
+  void reset() noexcept;
+
+  /// Exchanges Hello(members, id) with every other member of `members` (sorted, containing `me`)
+  /// and returns once all of them are creating the same set. Throws UsageError when another
+  /// member is creating a different set that contains this instance, or registers the same set
+  /// under a different id; before throwing it tells every instance of both sets, so none of
+  /// them waits for a creation that will never happen. A set involved in such an error is
+  /// "poisoned": registering it again throws the same error at once.
+  void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control);
+
+ private:
+  struct Received {
+    int source = 0;
+    HandshakeMessage message;
+  };
+  [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
+                         int me, MPI_Comm control);
+  void poison(const std::vector<int>& set, const std::string& text);
+
+  std::vector<Received> stash_;                          ///< Hellos for sets we will create later
+  std::map<std::vector<int>, std::string> poisoned_;     ///< set -> the error that poisoned it
+};
+
+}  // namespace popdist::detail

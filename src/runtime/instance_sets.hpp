@@ -1,0 +1,51 @@
+#pragma once
+// Pure helpers for sets of instances: validation with clear errors, printing, a stable hash
+// (the same on every instance, so it can choose MPI tags), and the tags derived from it.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "popdist/registry.hpp"
+
+namespace popdist::detail {
+
+/// "{0, 1, 3}".
+[[nodiscard]] std::string format_set(const std::vector<int>& members);
+[[nodiscard]] std::string format_set(const InstanceSet& members);
+
+/// Validates participants given as a list (the Python layer passes lists): not empty, every
+/// value in 0..num_instances-1, no duplicates. Returns them sorted. Throws UsageError naming
+/// `function`, the offending values and the valid range.
+[[nodiscard]] std::vector<int> validated_members(const std::vector<int>& participants, int num_instances,
+                                                 const char* function);
+/// The same for a std::set (which cannot hold duplicates).
+[[nodiscard]] std::vector<int> validated_members(const InstanceSet& participants, int num_instances,
+                                                 const char* function);
+
+/// FNV-1a over the sorted members: identical on every instance and every run.
+[[nodiscard]] std::uint64_t set_hash(const std::vector<int>& sorted_members) noexcept;
+
+/// Message kinds on popdist's control communicator. The handshake uses one fixed tag (see
+/// handshake.cpp for why); the timed synchronize uses two tags per set, derived from its hash.
+enum class ControlTag : int { Handshake = 1, FirstSetTag = 16 };
+enum class TimedKind : int { Arrived = 0, GaveUp = 1 };
+
+/// A tag in [FirstSetTag, tag_ub] for (set, kind): different sets get different tags unless
+/// their hashes collide modulo the tag space; the payloads carry the full hash, so a collision
+/// is detected and the message ignored, never mistaken for another set's.
+[[nodiscard]] int timed_tag(std::uint64_t hash, TimedKind kind, int tag_ub) noexcept;
+
+/// The tag for MPI_Comm_create_group: in [0, tag_ub], derived from the set.
+[[nodiscard]] int creation_tag(std::uint64_t hash, int tag_ub) noexcept;
+
+/// Parses POPDIST_SYNC_TIMEOUT: a positive, finite number of seconds ("2", "0.5", "1e-3").
+/// std::nullopt when unset; anything else (empty, "abc", "-1", "0", "inf", "2s") throws
+/// EnvironmentError naming the variable, its value and what was expected.
+[[nodiscard]] std::optional<double> parse_sync_timeout(const std::optional<std::string>& value);
+
+/// Checks a timeout passed as an argument: positive and finite, else UsageError naming it.
+void check_timeout_argument(double seconds);
+
+}  // namespace popdist::detail

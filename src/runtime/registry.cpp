@@ -1,0 +1,182 @@
+#include "runtime/registry_state.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "popdist/error.hpp"
+#include "runtime/instance_sets.hpp"
+#include "runtime/mpi_call.hpp"
+#include "runtime/pending_sends.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/scope.hpp"
+
+namespace popdist::detail {
+
+Registry& registry() {
+  // Never destroyed: communicators are freed by finalize(), not by a static destructor that
+  // might run after MPI_Finalize.
+  static auto* const the_registry = new Registry();
+  return *the_registry;
+}
+
+void throw_abandoned(const Entry& entry, const char* function) {
+  throw UsageError(fmt::format("{}: the communicator over {} ('{}') was abandoned after a timed-out synchronize ({}); "
+                               "its members are out of step, so it cannot be used again in this job",
+                               function, format_set(entry.members), entry.name, entry.abandoned_reason));
+}
+
+void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub) {
+  std::lock_guard<std::mutex> creating(creation_mutex_);
+  std::lock_guard<std::mutex> guard(maps_mutex_);
+  by_set_.clear();
+  by_id_.clear();
+  handshake_.reset();
+  num_instances_ = num_instances;
+  my_instance_ = my_instance;
+  tag_ub_ = tag_ub;
+  world_comm_ = world;
+  std::vector<int> everyone(static_cast<std::size_t>(num_instances));
+  for (int i = 0; i < num_instances; ++i) everyone[static_cast<std::size_t>(i)] = i;
+  // The root scope (a bare synchronize() outside execute_on_instances) is not a registered set:
+  // it uses the runtime's own duplicate of MPI_COMM_WORLD, with no handshake, so that it is a
+  // plain MPI_Barrier from the first call. Registering the set of all instances explicitly
+  // creates an ordinary entry (handshake and all) like any other set, so that registration
+  // behaves the same whatever the set. Its hash is salted so that its timed-synchronize tags
+  // differ from the registered world set's.
+  root_ = make_entry(std::move(everyone));
+  root_->hash ^= 0x9e3779b97f4a7c15ULL;
+  root_->arrived_tag = timed_tag(root_->hash, TimedKind::Arrived, tag_ub_);
+  root_->gave_up_tag = timed_tag(root_->hash, TimedKind::GaveUp, tag_ub_);
+  root_->name = "all instances";
+  root_->comm = world;
+  root_->owns_comm = false;  // finalize() frees the runtime's communicators itself
+  root_->created.store(true, std::memory_order_release);
+}
+
+std::unique_ptr<Entry> Registry::make_entry(std::vector<int> members) const {
+  auto entry = std::make_unique<Entry>();
+  entry->hash = set_hash(members);
+  entry->name = format_set(members);
+  entry->is_member = std::binary_search(members.begin(), members.end(), my_instance_);
+  entry->arrived_tag = timed_tag(entry->hash, TimedKind::Arrived, tag_ub_);
+  entry->gave_up_tag = timed_tag(entry->hash, TimedKind::GaveUp, tag_ub_);
+  entry->members = std::move(members);
+  return entry;
+}
+
+Entry& Registry::add_locked(std::vector<int> members) {
+  auto entry = make_entry(members);
+  auto& stored = *entry;
+  by_set_.emplace(std::move(members), std::move(entry));
+  return stored;
+}
+
+Entry& Registry::find_or_add(const std::vector<int>& participants, const std::string& id, const char* function) {
+  auto members = validated_members(participants, num_instances_, function);
+  std::lock_guard<std::mutex> guard(maps_mutex_);
+  if (!id.empty()) {
+    if (const auto named = by_id_.find(id); named != by_id_.end()) {
+      if (named->second->members != members) {
+        throw UsageError(fmt::format("{}: communicator id '{}' already names {}; it cannot also name {} (use another "
+                                     "id, or none)",
+                                     function, id, format_set(named->second->members), format_set(members)));
+      }
+      return *named->second;
+    }
+  }
+  Entry* entry = nullptr;
+  if (const auto found = by_set_.find(members); found != by_set_.end()) {
+    entry = found->second.get();
+  } else {
+    entry = &add_locked(std::move(members));
+  }
+  if (!id.empty()) {
+    by_id_.emplace(id, entry);
+    // The first id a set gets is its name in messages, and the id its creation handshake
+    // carries (unless the communicator exists already).
+    if (entry->name.front() == '{') entry->name = id;
+    if (!entry->created.load(std::memory_order_acquire) && entry->handshake_id.empty()) entry->handshake_id = id;
+  }
+  return *entry;
+}
+
+Entry& Registry::named(const std::string& id, const char* function) {
+  std::lock_guard<std::mutex> guard(maps_mutex_);
+  const auto found = by_id_.find(id);
+  if (found == by_id_.end()) {
+    std::vector<std::string> known;
+    for (const auto& [name, entry] : by_id_) known.push_back(fmt::format("'{}' {}", name, format_set(entry->members)));
+    throw UsageError(fmt::format("{}: unknown communicator id '{}' ({}); register it first with "
+                                 "register_communicator(participants, '{}'), or pass the participants",
+                                 function, id,
+                                 known.empty() ? std::string("no ids are registered")
+                                               : fmt::format("registered: {}", fmt::join(known, ", ")),
+                                 id));
+  }
+  return *found->second;
+}
+
+Entry& Registry::resolve(const std::string& id, const std::vector<int>& participants, const char* function) {
+  if (!participants.empty()) return find_or_add(participants, id, function);
+  if (!id.empty()) return named(id, function);
+  if (auto* scope = innermost_scope()) return *scope;
+  return root();
+}
+
+void Registry::ensure_created(Entry& entry) {
+  if (entry.created.load(std::memory_order_acquire) || !entry.is_member) return;
+  std::lock_guard<std::mutex> creating(creation_mutex_);
+  if (entry.created.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
+  if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, "register_communicator");
+  const auto& runtime = runtime_state();
+  handshake_.run(entry.members, entry.handshake_id, my_instance_, runtime.control);
+
+  // Only the members call MPI_Comm_create_group (MPI-3): non-members are not involved at all,
+  // unlike MPI_Comm_create/MPI_Comm_split which are collective over the whole parent. The tag
+  // keeps concurrent creations of different sets apart inside MPI.
+  MPI_Group world_group = MPI_GROUP_NULL;
+  MPI_Group group = MPI_GROUP_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  {
+    MpiLock lock;
+    check_mpi(MPI_Comm_group(world_comm_, &world_group), "MPI_Comm_group");
+    int code = MPI_Group_incl(world_group, static_cast<int>(entry.members.size()), entry.members.data(), &group);
+    if (code == MPI_SUCCESS) {
+      code = MPI_Comm_create_group(world_comm_, group, creation_tag(entry.hash, tag_ub_), &comm);
+    }
+    MPI_Group_free(&world_group);
+    if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
+    check_mpi(code, "MPI_Comm_create_group");
+    // New communicators inherit the parent's handler (ours: MPI_ERRORS_RETURN); set it anyway,
+    // since every call on this communicator relies on it.
+    check_mpi(MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  }
+  entry.comm = comm;
+  entry.created.store(true, std::memory_order_release);
+}
+
+void Registry::release_all() noexcept {
+  std::lock_guard<std::mutex> creating(creation_mutex_);
+  std::lock_guard<std::mutex> guard(maps_mutex_);
+  const bool usable = mpi_is_usable();
+  // by_set_ is ordered by the member list, so every instance frees its communicators in the
+  // same order (MPI_Comm_free is collective in the standard's terms).
+  for (auto& [members, entry] : by_set_) {
+    if (entry->owns_comm && entry->comm != MPI_COMM_NULL && usable) {
+      MpiLock lock;
+      MPI_Comm_free(&entry->comm);
+    }
+    entry->comm = MPI_COMM_NULL;
+  }
+  pending_sends().release_all();
+  // Entries are kept alive (moved into a graveyard) rather than deleted: a scope stack or a
+  // thread still holding a pointer then sees "not initialized" instead of freed memory.
+  static auto* const graveyard = new std::vector<std::unique_ptr<Entry>>();
+  for (auto& [members, entry] : by_set_) graveyard->push_back(std::move(entry));
+  if (root_) graveyard->push_back(std::move(root_));
+  by_set_.clear();
+  by_id_.clear();
+  handshake_.reset();
+}
+
+}  // namespace popdist::detail

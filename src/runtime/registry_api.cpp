@@ -1,0 +1,141 @@
+// The public registry functions (registry.hpp): argument resolution, the non-member policy and
+// the untimed hot path. Creation lives in registry.cpp, the timed protocol in timed_barrier.cpp.
+#include <fmt/format.h>
+
+#include "popdist/error.hpp"
+#include "popdist/registry.hpp"
+#include "popdist/runtime.hpp"
+#include "runtime/instance_sets.hpp"
+#include "runtime/mpi_call.hpp"
+#include "runtime/registry_state.hpp"
+#include "runtime/runtime_state.hpp"
+#include "runtime/scope.hpp"
+#include "runtime/timed_barrier.hpp"
+
+namespace popdist {
+namespace {
+
+using detail::Entry;
+
+std::vector<int> as_list(const InstanceSet& set) { return {set.begin(), set.end()}; }
+
+void register_members(const std::vector<int>& participants, const std::string& id) {
+  detail::require_initialized("register_communicator");
+  auto& entry = detail::registry().find_or_add(participants, id, "register_communicator");
+  if (!entry.is_member) return;  // non-members only learn the name: no MPI call
+  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "register_communicator");
+  detail::registry().ensure_created(entry);
+}
+
+Entry& resolve(const std::string& id, const std::vector<int>& participants, const char* function) {
+  return detail::registry().resolve(id, participants, function);
+}
+
+// The barrier itself. Untimed: exactly one MPI_Barrier on the cached communicator (the creation
+// check is one acquire load once the communicator exists). Timed: the point-to-point protocol.
+void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::RuntimeState& runtime) {
+  if (!entry.is_member) return;  // documented policy: non-members return at once
+  if (timeout || runtime.default_timeout) {
+    detail::timed_barrier(entry, timeout ? timeout->count() : *runtime.default_timeout);
+    return;
+  }
+  if (!entry.created.load(std::memory_order_acquire)) detail::registry().ensure_created(entry);
+  if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
+  detail::MpiLock lock;
+  detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
+}
+
+MPI_Comm communicator_of(Entry& entry) {
+  if (!entry.is_member) return MPI_COMM_NULL;
+  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "native_communicator");
+  detail::registry().ensure_created(entry);
+  return entry.comm;
+}
+
+}  // namespace
+
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id) {
+  register_members(as_list(participants), communicator_id);
+}
+
+void register_communicator_from_list(const std::vector<int>& participants, const std::string& communicator_id) {
+  register_members(participants, communicator_id);
+}
+
+void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
+  auto& hot = detail::g_hot;
+  if (!hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized("synchronize");
+  if (!timeout && communicator_id.empty() && participants.empty() &&
+      !hot.has_default_timeout.load(std::memory_order_relaxed)) {
+    // The hot path (the benchmark target is <= 1.05x a raw MPI_Barrier): the current scope,
+    // found without a call, a lookup or an allocation, then exactly one MPI_Barrier.
+    auto* scope = detail::innermost_scope();
+    auto& entry = scope != nullptr ? *scope : *hot.root.load(std::memory_order_relaxed);
+    if (entry.is_member && entry.created.load(std::memory_order_acquire) &&
+        !entry.abandoned.load(std::memory_order_relaxed)) {
+      detail::MpiLock lock;
+      detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
+      return;
+    }
+    barrier(entry, timeout, detail::runtime_state());
+    return;
+  }
+  if (timeout) detail::check_timeout_argument(timeout->count());
+  const auto& runtime = detail::runtime_state();
+  if (communicator_id.empty() && participants.empty()) {
+    auto* scope = detail::innermost_scope();
+    barrier(scope != nullptr ? *scope : detail::registry().root(), timeout, runtime);
+    return;
+  }
+  barrier(resolve(communicator_id, as_list(participants), "synchronize"), timeout, runtime);
+}
+
+void synchronize_from_list(const std::string& communicator_id, const std::vector<int>& participants,
+                           std::optional<Seconds> timeout) {
+  detail::require_initialized("synchronize");
+  if (timeout) detail::check_timeout_argument(timeout->count());
+  barrier(resolve(communicator_id, participants, "synchronize"), timeout, detail::runtime_state());
+}
+
+InstanceSet current_scope() {
+  if (const auto* scope = detail::innermost_scope()) return {scope->members.begin(), scope->members.end()};
+  InstanceSet everyone;
+  for (int i = 0; i < num_instances(); ++i) everyone.insert(i);
+  return everyone;
+}
+
+MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants) {
+  detail::require_initialized("native_communicator");
+  return communicator_of(resolve(communicator_id, as_list(participants), "native_communicator"));
+}
+
+MPI_Comm native_communicator_from_list(const std::string& communicator_id, const std::vector<int>& participants) {
+  detail::require_initialized("native_communicator");
+  return communicator_of(resolve(communicator_id, participants, "native_communicator"));
+}
+
+std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping) {
+  detail::require_initialized("register_grouping_communicators");
+  const auto total = num_total_replicas();
+  if (grouping.replication_factor() != total) {
+    throw UsageError(fmt::format("register_grouping_communicators: the grouping's replication factor {} does not match "
+                                 "the job's {} replicas (POPDIST_NUM_TOTAL_REPLICAS)",
+                                 grouping.replication_factor(), total));
+  }
+  const auto ranges = replica_ranges();
+  const auto me = instance_index();
+  std::map<int, std::string> mine;
+  // Every instance registers every group in group order (SPMD): members create, non-members
+  // only learn the names. The order is the same everywhere, which the handshake requires for
+  // groups whose host sets overlap.
+  for (int group = 0; group < grouping.num_groups(); ++group) {
+    const auto hosts = grouping.instances_hosting(group, ranges);
+    const auto id = fmt::format("replica-grouping({},{},{})/group{}", grouping.replication_factor(),
+                                grouping.group_size(), grouping.stride(), group);
+    register_members(hosts, id);
+    if (std::binary_search(hosts.begin(), hosts.end(), me)) mine.emplace(group, id);
+  }
+  return mine;
+}
+
+}  // namespace popdist

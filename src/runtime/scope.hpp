@@ -1,0 +1,32 @@
+#pragma once
+// The scope stack of execute_on_instances: a bare synchronize() (and nested calls) on this
+// thread use the innermost enclosing set. Thread-local: two threads running different
+// execute_on_instances bodies do not see each other's scope.
+
+namespace popdist::detail {
+
+struct Entry;
+
+/// The innermost scope; each ScopeGuard remembers the one it replaced, so the stack lives in the
+/// guards on the call stack. A plain pointer keeps the thread-local trivial (no initialization
+/// guard), and inline so that synchronize() reads it without a call.
+inline thread_local Entry* t_innermost_scope = nullptr;
+
+/// The innermost enclosing execute_on_instances set on this thread, or nullptr.
+[[nodiscard]] inline Entry* innermost_scope() noexcept { return t_innermost_scope; }
+
+/// Pushes a scope for its lifetime (pops it even when the body throws).
+class ScopeGuard {
+ public:
+  explicit ScopeGuard(Entry& entry) : previous_(t_innermost_scope) { t_innermost_scope = &entry; }
+  ~ScopeGuard() { t_innermost_scope = previous_; }
+  ScopeGuard(const ScopeGuard&) = delete;
+  ScopeGuard& operator=(const ScopeGuard&) = delete;
+  ScopeGuard(ScopeGuard&&) = delete;
+  ScopeGuard& operator=(ScopeGuard&&) = delete;
+
+ private:
+  Entry* previous_;
+};
+
+}  // namespace popdist::detail

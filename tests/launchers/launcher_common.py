@@ -1,0 +1,123 @@
+"""Shared helpers of the launcher test drivers: running commands with a deadline, splitting
+Open MPI's --tag-output streams per rank, and the expected PopDist values."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+TAG = re.compile(r"^\[(\d+),(\d+)\]<(stdout|stderr)>:(.*)$")
+
+
+# A program for the instances: prints where it runs and POPDIST_LOCAL_INSTANCE_INDEX, then what
+# popdist detects (`popdist topology --json`).
+REPORT = ('printf "HOST=%s LOCAL=%s\\n" "$(hostname)" "${POPDIST_LOCAL_INSTANCE_INDEX-unset}"; '
+          "exec popdist topology --json")
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise CheckFailed(message)
+
+
+def run(argv, env=None, timeout=60, cwd=None):
+    """Runs argv; returns CompletedProcess (text). A hang is a failure, not a stuck test."""
+    try:
+        return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise CheckFailed(f"timed out after {timeout} s: {argv}\nstdout: {e.stdout}\nstderr: {e.stderr}")
+
+
+def describe(result):
+    return f"exit {result.returncode}\n--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}"
+
+
+def tagged_streams(text, stream="stdout"):
+    """{rank: [lines]} from mpirun --tag-output text; untagged lines are an error."""
+    per_rank = {}
+    for line in text.splitlines():
+        match = TAG.match(line)
+        check(match is not None, f"untagged output line: {line!r}")
+        if match.group(3) == stream:
+            per_rank.setdefault(int(match.group(2)), []).append(match.group(4))
+    return per_rank
+
+
+def json_after_header(lines):
+    """Lines 'KEY=VALUE ...' (a header printed by the program) then a JSON document."""
+    header = dict(item.split("=", 1) for item in lines[0].split())
+    return header, json.loads("\n".join(lines[1:]))
+
+
+def device_id(local_replicas, total_replicas, ipus_per_replica, offset):
+    """getDeviceId (DESIGN.md 4), computed independently of the C++ code."""
+    size = 1
+    while size < local_replicas * ipus_per_replica:
+        size *= 2
+    partition = total_replicas * ipus_per_replica
+    group_id, s = 0, 1
+    while s < size:
+        group_id += partition // s
+        s *= 2
+    return group_id + offset * ipus_per_replica // size
+
+
+def mpi_test_environment(popdist_dir, keep_pml=False):
+    """The environment for a launcher under test: loopback only, yield when idle; NOT Open MPI's
+    root permission or pml settings, which `popdist run` must supply itself."""
+    env = dict(os.environ)
+    for name in list(env):
+        if name.startswith("OMPI_ALLOW_RUN_AS_ROOT") or name == "OMPI_MCA_rmaps_base_oversubscribe":
+            del env[name]
+        if name == "OMPI_MCA_pml" and not keep_pml:
+            del env[name]
+    env["OMPI_MCA_btl_tcp_if_include"] = "lo"
+    env["OMPI_MCA_oob_tcp_if_include"] = "lo"
+    env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+    env["PATH"] = popdist_dir + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def main(checks, argv):
+    """Runs the named check: `driver.py <check> [args]`; exit 0 pass, 1 fail, 77 skip."""
+    if len(argv) < 2 or argv[1] not in checks:
+        print(f"usage: {argv[0]} <{'|'.join(checks)}> ...", file=sys.stderr)
+        return 2
+    try:
+        checks[argv[1]](*argv[2:])
+    except CheckFailed as e:
+        print(f"FAILED: {e}", file=sys.stderr)
+        return 1
+    print(f"{argv[1]}: passed")
+    return 0
+
+
+def check_views(result, instances, replicas, ipus, hosts):
+    """Each instance's JSON view and host against the plan of `instances` over `hosts`."""
+    check(result.returncode == 0, f"popdist run failed: {describe(result)}")
+    per_rank = tagged_streams(result.stdout)
+    check(sorted(per_rank) == list(range(instances)), f"ranks {sorted(per_rank)} reported: {describe(result)}")
+    per_host = instances // len(hosts)
+    local_replicas = replicas // instances
+    for rank, lines in per_rank.items():
+        header, view = json_after_header(lines)
+        offset = rank * local_replicas
+        expected = {
+            "instance_index": rank, "num_instances": instances,
+            "local_instance_index": rank % per_host, "num_local_instances": per_host,
+            "num_local_replicas": local_replicas, "num_total_replicas": replicas,
+            "replica_index_offset": offset, "ipus_per_replica": ipus,
+            "uniform_replicas_per_instance": True, "popdist_env_set": True,
+            "device_id": device_id(local_replicas, replicas, ipus, offset), "launcher": "openmpi",
+        }
+        for key, value in expected.items():
+            check(view.get(key) == value, f"instance {rank}: {key} is {view.get(key)!r}, expected {value!r}\n{view}")
+        check(header["LOCAL"] == str(rank % per_host), f"instance {rank}: POPDIST_LOCAL_INSTANCE_INDEX {header}")
+        if hosts != [None]:
+            check(header["HOST"] == hosts[rank // per_host], f"instance {rank} ran on {header['HOST']}, "
+                  f"expected {hosts[rank // per_host]}")

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Real runs of `popdist run` (Open MPI's mpirun underneath): every instance's view, fake hosts,
+failures, signals, --dry-run and validation. Usage: run_checks.py <check> <popdist> [testbed]."""
+
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from launcher_common import (REPORT, CheckFailed, check, check_views, describe, main, mpi_test_environment, run,
+                             tagged_streams)
+
+
+
+def popdist_env(popdist):
+    return mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
+
+
+def single_host(popdist, instances):
+    instances = int(instances)
+    result = run([popdist, "run", "--num-instances", str(instances), "--num-replicas", "8", "--ipus-per-replica", "2",
+                  "--", "sh", "-c", REPORT], env=popdist_env(popdist))
+    check_views(result, instances, 8, 2, [None])
+
+
+def fake_hosts(popdist, testbed):
+    if not os.path.exists(os.path.join(testbed, "fake_rsh.sh")):
+        print(f"SKIP: the testbed {testbed} (fake_rsh.sh) is absent")
+        sys.exit(77)
+    agent = f"--mca plm_rsh_agent {os.path.join(testbed, 'fake_rsh.sh')}"
+    env = popdist_env(popdist)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp  # fake hosts' session directories go away with the test
+        result = run([popdist, "run", "--num-instances", "4", "--num-replicas", "8", "--host", "hostA,hostB",
+                      "--mpi-global-args", agent, "--", "sh", "-c", REPORT], env=env)
+        check_views(result, 4, 8, 1, ["hostA", "hostB"])
+        # the same through a hostfile with a bracket range and slots
+        hostfile = os.path.join(tmp, "hosts")
+        with open(hostfile, "w") as f:
+            f.write("# two fake hosts\nfake[1-2] slots=2\n")
+        result = run([popdist, "run", "--num-instances", "4", "--num-replicas", "4", "--hostfile", hostfile,
+                      "--mpi-global-args", agent, "--", "sh", "-c", REPORT], env=env)
+        check_views(result, 4, 4, 1, ["fake1", "fake2"])
+
+
+def failing_instance(popdist):
+    # Instance 1 fails at once; the others would sleep 30 s: mpirun must tear them down.
+    script = 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; exec sleep 30'
+    start = time.monotonic()
+    result = run([popdist, "run", "--num-instances", "3", "--num-replicas", "3", "--", "sh", "-c", script],
+                 env=popdist_env(popdist), timeout=25)
+    check(result.returncode == 3, f"expected the failing instance's status 3: {describe(result)}")
+    print(f"failing instance: exit {result.returncode} after {time.monotonic() - start:.2f} s")
+    result = run([popdist, "run", "--num-instances", "2", "--num-replicas", "2", "--", "sh", "-c", "kill -9 $$"],
+                 env=popdist_env(popdist))
+    check(result.returncode != 0, f"an instance killed by a signal must fail the run: {describe(result)}")
+
+
+def signal_forwarding(popdist):
+    # SIGTERM to popdist run reaches mpirun, which ends every instance; nothing is left behind.
+    token = f"{os.getpid()}.{int(time.time())}"
+    proc = subprocess.Popen([popdist, "run", "--num-instances", "2", "--num-replicas", "2", "--", "sh", "-c",
+                             f"exec sleep 29.{token.replace('.', '')}"], env=popdist_env(popdist),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and len(sleepers(token)) < 2:
+            time.sleep(0.05)
+        check(len(sleepers(token)) == 2, "the two instances did not start")
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise CheckFailed("popdist run did not end after SIGTERM")
+    check(proc.returncode != 0, f"SIGTERM must end the run with a failure status, got {proc.returncode}")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and sleepers(token):
+        time.sleep(0.05)
+    check(not sleepers(token), f"instances left running after SIGTERM: {sleepers(token)}")
+
+
+def sleepers(token):
+    pids = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmdline = f.read()
+                if cmdline.startswith(b"sleep\0") and token.replace(".", "").encode() in cmdline:
+                    pids.append(int(pid))
+        except (OSError, ValueError):
+            pass
+    return pids
+
+
+def dry_run(popdist):
+    env = popdist_env(popdist)
+    for name in ("LD_LIBRARY_PATH", "PYTHONPATH", "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT"):
+        env.pop(name, None)
+    root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
+                  "--ipus-per-replica", "2", "--host", "a:1,b:1", "--mpi-global-args", "--mca btl self,tcp",
+                  "--mpi-local-args", "-x MYVAR=1", "--", "echo", "it's", "a b"], env=env)
+    check(result.returncode == 0, describe(result))
+    lines = result.stdout.splitlines()
+    contexts = []
+    for i in range(2):
+        contexts += ([":"] if i else []) + [
+            "-np", "1", "-x", "PATH",
+            "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
+            "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
+            "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
+            "-x", "MYVAR=1", "echo", "it's", "a b"]
+    expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
+    check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
+          f"dry-run command:\n{lines[0]}\nexpected:\n{shlex.join(expected)}")
+    check(shlex.split(lines[0]) == expected, "the printed command does not split back into the same words")
+    check(lines[1:] == [
+        "instance 0 on a: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=0 "
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0",
+        "instance 1 on b: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=2 "
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0"],
+        f"per-instance variables:\n{result.stdout}")
+    check(result.stderr == "", f"a quiet dry run prints nothing on stderr: {result.stderr}")
+
+    # Single host: the printed command, pasted into a shell, runs the job just like popdist run.
+    args = ["--num-instances", "2", "--num-replicas", "2", "--", "sh", "-c", "echo \"$1 $POPDIST_REPLICA_INDEX_OFFSET\"",
+            "sh", "it's"]
+    printed = run([popdist, "run", "--dry-run", *args], env=env)
+    check(printed.returncode == 0, describe(printed))
+    command = printed.stdout.splitlines()[0]
+    check(" --mca pml ^cm " in command, f"single host: expected --mca pml ^cm in {command}")
+    pasted = run(["sh", "-c", command], env=env)
+    direct = run([popdist, "run", *args], env=env)
+    outputs = [sorted(line.split(":", 1)[1] for line in r.stdout.splitlines()) for r in (pasted, direct)]
+    check(pasted.returncode == 0 and direct.returncode == 0, f"{describe(pasted)}\n{describe(direct)}")
+    check(outputs[0] == outputs[1] == ["it's 0", "it's 1"], f"pasted {outputs[0]} vs direct {outputs[1]}")
+
+
+def verbose(popdist):
+    env = popdist_env(popdist)
+    result = run([popdist, "run", "-v", "--num-instances", "2", "--num-replicas", "2", "--", "true"], env=env)
+    check(result.returncode == 0, describe(result))
+    check("added --mca pml ^cm" in result.stderr, f"-v must say it added pml ^cm: {result.stderr}")
+    result = run([popdist, "run", "-v", "--num-instances", "2", "--num-replicas", "2",
+                  "--mpi-global-args", "--mca pml ob1", "--", "true"], env=env)
+    check(result.returncode == 0, describe(result))
+    check("not adding --mca pml ^cm" in result.stderr and "--mca pml" in result.stderr, result.stderr)
+    env["OMPI_MCA_pml"] = "ob1"
+    result = run([popdist, "run", "-vv", "--", "true"], env=env)
+    check(result.returncode == 0, describe(result))
+    check("OMPI_MCA_pml=ob1 is set: not adding" in result.stderr, result.stderr)
+    printed = [line for line in result.stderr.splitlines() if line.startswith("mpirun ")]
+    check(len(printed) == 1 and "pml" not in printed[0], f"-vv prints the command, without pml: {result.stderr}")
+
+
+def only_output(popdist):
+    script = 'echo "out-$OMPI_COMM_WORLD_RANK"; echo "err-$OMPI_COMM_WORLD_RANK" >&2'
+    result = run([popdist, "run", "--num-instances", "3", "--num-replicas", "3", "--only-output-from-instance", "1",
+                  "--", "sh", "-c", script], env=popdist_env(popdist))
+    check(result.returncode == 0, describe(result))
+    check("out-1" in result.stdout and "out-0" not in result.stdout and "out-2" not in result.stdout, describe(result))
+    check("err-1" in result.stderr and "err-0" not in result.stderr and "err-2" not in result.stderr, describe(result))
+    check("hides the output of every other instance" in result.stderr, "the warning is missing: " + result.stderr)
+
+
+def print_topology(popdist):
+    result = run([popdist, "run", "--print-topology", "--num-instances", "2", "--num-replicas", "4",
+                  "--ipus-per-replica", "2", "--", "true"], env=popdist_env(popdist))
+    check(result.returncode == 0, describe(result))
+    rows = {line.split("|")[1].strip(): [c.strip() for c in line.split("|")[2:-1]]
+            for line in result.stdout.splitlines() if line.startswith("| ") and "topology" not in line}
+    check(rows == {"hosts": ["localhost"], "instances": ["0", "1"], "replicas": ["0", "1", "2", "3"],
+                   "devices": ["0-1", "2-3", "4-5", "6-7"]}, f"table rows {rows}\n{result.stdout}")
+
+
+VALIDATION_CASES = [
+    (["--num-instances", "3", "--num-replicas", "8", "--", "true"], 2,
+     "--num-replicas 8 is not divisible by --num-instances 3"),
+    (["--num-instances", "4", "--num-replicas", "4", "--host", "a,b,c", "--", "true"], 2,
+     "--num-instances 4 is not divisible by the 3 hosts of --host (a, b, c)"),
+    (["--num-instances", "0", "--", "true"], 2, "--num-instances 0: must be at least 1"),
+    (["--num-replicas", "-1", "--", "true"], 2, "--num-replicas -1: must be at least 1"),
+    (["--ipus-per-replica", "0", "--", "true"], 2, "--ipus-per-replica 0: must be at least 1"),
+    (["--bogus", "--", "true"], 2, "--bogus"),
+    ([], 2, "no program to run: put it after '--'"),
+    (["--num-instances", "2"], 2, "no program to run"),
+    (["true"], 2, "is not an option of popdist run: put the program after '--'"),
+    (["--host", "n[1-", "--", "true"], 2, "--host 'n[1-': '[' without a closing ']'"),
+    (["--host", "a:0", "--", "true"], 2, "slots '0' in 'a:0' must be a whole number >= 1"),
+    (["--host", "a,a", "--num-instances", "2", "--num-replicas", "2", "--", "true"], 2, "host 'a' is listed more"),
+    (["--hostfile", "/nonexistent/hosts", "--", "true"], 2, "--hostfile '/nonexistent/hosts': cannot open"),
+    (["--host", "a", "--hostfile", "/etc/hostname", "--", "true"], 2, "--hostfile"),
+    (["--num-instances", "2", "--num-replicas", "2", "--only-output-from-instance", "2", "--", "true"], 2,
+     "--only-output-from-instance 2: out of range; the instances are 0..1"),
+    (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x 'A': unterminated single quote"),
+]
+
+
+def validation(popdist):
+    env = popdist_env(popdist)
+    with tempfile.TemporaryDirectory() as tmp:
+        marker = os.path.join(tmp, "started")
+        for args, status, message in VALIDATION_CASES:
+            # the program would leave a marker: validation must fail before anything starts
+            argv = [popdist, "run", *args]
+            if argv[-1] == "true":
+                argv[-1:] = ["touch", marker]
+            result = run(argv, env=env)
+            check(result.returncode == status and message in result.stderr,
+                  f"{argv}: expected exit {status} and {message!r}\n{describe(result)}")
+            check(not os.path.exists(marker), f"{argv}: the program started despite the error")
+        # mpirun not on PATH: name what was searched
+        env_no_mpi = dict(env, PATH=tmp)
+        result = run([popdist, "run", "--", "touch", marker], env=env_no_mpi)
+        check(result.returncode == 127 and f"mpirun not found on PATH (searched: {tmp})" in result.stderr,
+              describe(result))
+        check(not os.path.exists(marker), "the program started without mpirun")
+
+
+CHECKS = {
+    "single-host": single_host, "fake-hosts": fake_hosts, "failing-instance": failing_instance,
+    "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
+    "print-topology": print_topology, "validation": validation,
+}
+
+if __name__ == "__main__":
+    sys.exit(main(CHECKS, sys.argv))

@@ -1,0 +1,200 @@
+// The mpirun command line: MPMD app contexts with per-instance POPDIST_* values, placement,
+// root, oversubscription, the single-host `pml ^cm` rule and the user's MPI arguments.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "launch_plan.hpp"
+#include "mpirun_command.hpp"
+#include "popdist/error.hpp"
+
+using popdist::cli::build_mpirun_command;
+using popdist::cli::HostSpec;
+using popdist::cli::MpirunContext;
+using popdist::cli::RunOptions;
+using Words = std::vector<std::string>;
+
+namespace {
+
+struct Split {
+  Words global;                 // before the first -np
+  std::vector<Words> contexts;  // each app context, without the ':' separators
+};
+
+Split split_command(const Words& argv) {
+  Split split;
+  auto it = std::find(argv.begin(), argv.end(), "-np");
+  split.global.assign(argv.begin(), it);
+  Words current;
+  for (; it != argv.end(); ++it) {
+    if (*it == ":") {
+      split.contexts.push_back(current);
+      current.clear();
+    } else {
+      current.push_back(*it);
+    }
+  }
+  split.contexts.push_back(current);
+  return split;
+}
+
+bool has_sequence(const Words& words, const Words& sequence) {
+  return std::search(words.begin(), words.end(), sequence.begin(), sequence.end()) != words.end();
+}
+
+RunOptions options_for(int instances, int replicas, Words program = {"prog", "arg 1"}) {
+  RunOptions options;
+  options.num_instances = instances;
+  options.num_replicas = replicas;
+  options.program = std::move(program);
+  return options;
+}
+
+MpirunContext context_with(int cores, bool root = false) {
+  MpirunContext context;
+  context.local_cores = cores;
+  context.as_root = root;
+  context.forwarded = {"PATH", "PYTHONPATH"};
+  return context;
+}
+
+}  // namespace
+
+TEST_CASE("one app context per instance with its POPDIST_* values, forwarded variables and program", "[command]") {
+  const auto options = options_for(4, 8);
+  const auto plan = popdist::cli::plan_launch(4, 8, 2, {{"a", {}}, {"b", {}}});
+  const auto command = build_mpirun_command(plan, options, context_with(2));
+  CHECK(command.argv.front() == "mpirun");
+  const auto split = split_command(command.argv);
+  REQUIRE(split.contexts.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    INFO("instance " << i);
+    const Words& context = split.contexts[static_cast<std::size_t>(i)];
+    Words expected{"-np", "1", "-x", "PATH", "-x", "PYTHONPATH"};
+    for (const auto& [name, value] : popdist::cli::popdist_variables(plan, i)) {
+      expected.insert(expected.end(), {"-x", name + "=" + value});
+    }
+    expected.insert(expected.end(), {"prog", "arg 1"});
+    CHECK(context == expected);
+  }
+  CHECK(has_sequence(split.global, {"--host", "a:2,b:2"}));
+  CHECK_FALSE(has_sequence(split.global, {"--oversubscribe"}));  // hosts of unknown size get exactly their slots
+  CHECK(has_sequence(split.global, {"--tag-output"}));
+  CHECK_FALSE(has_sequence(split.global, {"--mca", "pml", "^cm"}));  // two hosts may have a fabric
+  CHECK_FALSE(has_sequence(split.global, {"--allow-run-as-root"}));
+}
+
+TEST_CASE("as root: --allow-run-as-root", "[command]") {
+  const auto plan = popdist::cli::plan_launch(1, 1, 1, {});
+  const auto command = build_mpirun_command(plan, options_for(1, 1), context_with(2, true));
+  CHECK(has_sequence(split_command(command.argv).global, {"--allow-run-as-root"}));
+  CHECK(std::any_of(command.decisions.begin(), command.decisions.end(),
+                    [](const std::string& d) { return d.find("--allow-run-as-root") != std::string::npos; }));
+}
+
+TEST_CASE("--oversubscribe with more instances than cores or slots on a host", "[command]") {
+  auto global_of = [](int instances, int cores, std::vector<HostSpec> hosts) {
+    const auto plan = popdist::cli::plan_launch(instances, instances, 1, hosts);
+    return split_command(build_mpirun_command(plan, options_for(instances, instances), context_with(cores)).argv).global;
+  };
+  CHECK(has_sequence(global_of(4, 2, {}), {"--oversubscribe"}));
+  CHECK_FALSE(has_sequence(global_of(2, 2, {}), {"--oversubscribe"}));
+  CHECK_FALSE(has_sequence(global_of(1, 1, {}), {"--oversubscribe"}));
+  CHECK(has_sequence(global_of(4, 64, {{"a", 1}, {"b", 4}}), {"--oversubscribe"}));
+  CHECK_FALSE(has_sequence(global_of(4, 1, {{"a", 2}, {"b", 2}}), {"--oversubscribe"}));
+  CHECK_FALSE(has_sequence(global_of(4, 1, {{"a", {}}, {"b", {}}}), {"--oversubscribe"}));
+  CHECK_FALSE(has_sequence(global_of(1, 2, {}), {"--host"}));  // this machine: no --host at all
+}
+
+TEST_CASE("single host: --mca pml ^cm unless the user chose a pml anywhere", "[command]") {
+  auto command_for = [](RunOptions options, MpirunContext context, std::vector<HostSpec> hosts = {}) {
+    const auto plan = popdist::cli::plan_launch(options.num_instances, options.num_replicas, 1, hosts);
+    return build_mpirun_command(plan, options, context);
+  };
+  auto has_pml_cm = [](const popdist::cli::MpirunCommand& command) {
+    return has_sequence(split_command(command.argv).global, {"--mca", "pml", "^cm"});
+  };
+  const auto plain = command_for(options_for(2, 2), context_with(4));
+  CHECK(has_pml_cm(plain));
+  CHECK(std::any_of(plain.decisions.begin(), plain.decisions.end(),
+                    [](const std::string& d) { return d.find("added --mca pml ^cm") != std::string::npos; }));
+  CHECK(has_pml_cm(command_for(options_for(2, 2), context_with(4), {{"onlyhost", {}}})));
+
+  auto options = options_for(2, 2);
+  options.mpi_global_args = "--mca pml ob1";
+  const auto user_global = command_for(options, context_with(4));
+  CHECK_FALSE(has_pml_cm(user_global));
+  CHECK(has_sequence(split_command(user_global.argv).global, {"--mca", "pml", "ob1"}));
+  CHECK(std::any_of(user_global.decisions.begin(), user_global.decisions.end(),
+                    [](const std::string& d) { return d.find("not adding --mca pml ^cm") != std::string::npos; }));
+  options.mpi_global_args = "-mca pml ucx";
+  CHECK_FALSE(has_pml_cm(command_for(options, context_with(4))));
+  options.mpi_global_args = "-x OMPI_MCA_pml=ob1";
+  CHECK_FALSE(has_pml_cm(command_for(options, context_with(4))));
+  options.mpi_global_args = "--mca btl self,vader";  // another MCA parameter is not a pml choice
+  CHECK(has_pml_cm(command_for(options, context_with(4))));
+
+  options = options_for(2, 2);
+  options.mpi_local_args = {"--mca pml ob1"};
+  CHECK_FALSE(has_pml_cm(command_for(options, context_with(4))));
+
+  auto context = context_with(4);
+  context.env_pml = "ob1";
+  CHECK_FALSE(has_pml_cm(command_for(options_for(2, 2), context)));
+
+  CHECK_FALSE(has_pml_cm(command_for(options_for(2, 2), context_with(4), {{"a", {}}, {"b", {}}})));
+}
+
+TEST_CASE("user MPI arguments: global before the contexts, local in each, -x moved into each", "[command]") {
+  auto options = options_for(2, 2);
+  options.mpi_global_args = "--mca btl_tcp_if_include 'eth0' -x MY_GLOBAL=1";
+  options.mpi_local_args = {"-x LOCAL_A", "--bind-to none"};
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  const auto command = build_mpirun_command(plan, options, context_with(4));
+  const auto split = split_command(command.argv);
+  CHECK(has_sequence(split.global, {"--mca", "btl_tcp_if_include", "eth0"}));
+  CHECK_FALSE(has_sequence(split.global, {"-x", "MY_GLOBAL=1"}));
+  for (const auto& context : split.contexts) {
+    CHECK(has_sequence(context, {"-x", "MY_GLOBAL=1"}));
+    CHECK(has_sequence(context, {"-x", "LOCAL_A", "--bind-to", "none", "prog", "arg 1"}));
+  }
+  CHECK(command.warnings.empty());
+
+  options.mpi_global_args = "--map-by node";
+  CHECK(build_mpirun_command(plan, options, context_with(4)).warnings.size() == 1);
+  options.mpi_global_args = "-x 'A";
+  CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
+                    Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
+}
+
+TEST_CASE("--tag-output for several instances unless the user chose an output option", "[command]") {
+  const auto one = popdist::cli::plan_launch(1, 1, 1, {});
+  CHECK_FALSE(has_sequence(build_mpirun_command(one, options_for(1, 1), context_with(4)).argv, {"--tag-output"}));
+  const auto two = popdist::cli::plan_launch(2, 2, 1, {});
+  auto options = options_for(2, 2);
+  CHECK(has_sequence(build_mpirun_command(two, options, context_with(4)).argv, {"--tag-output"}));
+  options.mpi_global_args = "--timestamp-output";
+  const auto argv = build_mpirun_command(two, options, context_with(4)).argv;
+  CHECK_FALSE(has_sequence(argv, {"--tag-output"}));
+  CHECK(has_sequence(argv, {"--timestamp-output"}));
+}
+
+TEST_CASE("--only-output-from-instance silences the other instances through a shell", "[command]") {
+  auto options = options_for(3, 3);
+  options.only_output_from_instance = 1;
+  const auto plan = popdist::cli::plan_launch(3, 3, 1, {});
+  const auto split = split_command(build_mpirun_command(plan, options, context_with(4)).argv);
+  const Words silenced{"/bin/sh", "-c", "exec \"$@\" >/dev/null 2>&1", "popdist-silenced", "prog", "arg 1"};
+  CHECK(has_sequence(split.contexts[0], silenced));
+  CHECK_FALSE(has_sequence(split.contexts[1], {"/bin/sh"}));
+  CHECK(has_sequence(split.contexts[1], {"POPDIST_LOCAL_INSTANCE_INDEX=1", "prog", "arg 1"}));
+  CHECK(has_sequence(split.contexts[2], silenced));
+}
+
+TEST_CASE("--numa-aware maps and binds by NUMA node", "[command]") {
+  auto options = options_for(2, 2);
+  options.numa_aware = true;
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  CHECK(has_sequence(split_command(build_mpirun_command(plan, options, context_with(4)).argv).global,
+                     {"--map-by", "numa", "--bind-to", "numa"}));
+}

@@ -1,0 +1,259 @@
+// The pure logic of the runtime, tested without MPI: init()'s cross-instance checks, the host
+// layout from the shared-memory split, participant validation, POPDIST_SYNC_TIMEOUT, tags and
+// the handshake's encoding.
+#include <catch2/catch.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "popdist/error.hpp"
+#include "runtime/handshake.hpp"
+#include "runtime/instance_record.hpp"
+#include "runtime/instance_sets.hpp"
+
+using popdist::detail::InstanceRecord;
+
+namespace {
+
+// n instances, `local` replicas each, uniform.
+std::vector<InstanceRecord> uniform_job(int n, int local = 1) {
+  std::vector<InstanceRecord> records(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    auto& r = records[static_cast<std::size_t>(i)];
+    r.instance_index = i;
+    r.num_instances = n;
+    r.replica_index_offset = i * local;
+    r.num_local_replicas = local;
+    r.num_total_replicas = n * local;
+    r.mpi_rank = i;
+  }
+  return records;
+}
+
+template <class Call>
+std::string topology_error_of(Call&& call) {
+  try {
+    call();
+  } catch (const popdist::TopologyError& error) {
+    return error.what();
+  }
+  return "(no TopologyError)";
+}
+
+}  // namespace
+
+TEST_CASE("Runtime.logic: consistent jobs pass the cross-instance checks", "[logic]") {
+  for (int n = 1; n <= 6; ++n) {
+    for (int local = 1; local <= 3; ++local) {
+      CHECK_NOTHROW(popdist::detail::check_records(uniform_job(n, local)));
+    }
+  }
+  // Non-uniform but tiled: 3 + 1 replicas.
+  auto records = uniform_job(2);
+  records[0].num_local_replicas = 3;
+  records[1].replica_index_offset = 3;
+  for (auto& r : records) r.num_total_replicas = 4;
+  CHECK_NOTHROW(popdist::detail::check_records(records));
+}
+
+TEST_CASE("Runtime.logic: disagreements name the instances and values", "[logic]") {
+  auto totals = uniform_job(3);
+  totals[1].num_total_replicas = 5;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(totals); }),
+             Catch::Contains("total number of replicas") && Catch::Contains("instances 0, 2 say 3") &&
+                 Catch::Contains("instance 1 says 5"));
+
+  auto devices = uniform_job(2);
+  devices[0].ipus_per_replica = 2;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(devices); }),
+             Catch::Contains("devices per replica") && Catch::Contains("instance 0 says 2") &&
+                 Catch::Contains("instance 1 says 1"));
+
+  auto gap = uniform_job(3);
+  gap[2].replica_index_offset = 2;
+  gap[1].replica_index_offset = 3;
+  gap[1].num_local_replicas = 0 + 1;
+  for (auto& r : gap) r.num_total_replicas = 4;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(gap); }),
+             Catch::Contains("replicas 1..1 belong to no instance"));
+
+  auto overlap = uniform_job(2, 2);
+  overlap[1].replica_index_offset = 1;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(overlap); }),
+             Catch::Contains("overlap") && Catch::Contains("instance 0 has replicas [0, 2)") &&
+                 Catch::Contains("instance 1 has replicas [1, 3)"));
+
+  auto short_of_total = uniform_job(2);
+  for (auto& r : short_of_total) r.num_total_replicas = 5;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(short_of_total); }),
+             Catch::Contains("2 of 5 replicas are covered"));
+
+  auto twice = uniform_job(3);
+  twice[2].instance_index = 1;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(twice); }),
+             Catch::Contains("not a permutation") && Catch::Contains("MPI ranks 1, 2 all claim instance index 1"));
+
+  auto swapped = uniform_job(2);
+  swapped[0].instance_index = 1;
+  swapped[1].instance_index = 0;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(swapped); }),
+             Catch::Contains("MPI rank 0 is instance 1"));
+
+  auto count = uniform_job(2);
+  count[1].num_instances = 3;
+  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(count); }),
+             Catch::Contains("MPI rank 1 counts 3 instances but MPI has 2"));
+}
+
+TEST_CASE("Runtime.logic: failed records are found", "[logic]") {
+  auto records = uniform_job(4);
+  records[3] = popdist::detail::make_failed_record("popdist::EnvironmentError", std::string(5000, 'x'));
+  records[1] = popdist::detail::make_failed_record("E", "bad");
+  CHECK(popdist::detail::failed_ranks(records) == std::vector<int>{1, 3});
+  CHECK(std::string(records[3].error).size() == sizeof records[3].error - 1);  // truncated, terminated
+}
+
+TEST_CASE("Runtime.logic: host placement from the shared-memory split", "[logic]") {
+  // Hosts given by each instance's leader (lowest rank on its host): 3 + 1, 2 + 2, interleaved.
+  struct Case {
+    std::vector<int> leaders;
+    std::vector<int> local_index;
+    std::vector<int> expected_host;
+  };
+  const std::vector<Case> cases{
+      {{0, 0, 0, 3}, {0, 1, 2, 0}, {0, 0, 0, 1}},
+      {{0, 0, 2, 2}, {0, 1, 0, 1}, {0, 0, 1, 1}},
+      {{0, 1, 0, 1}, {0, 0, 1, 1}, {0, 1, 0, 1}},  // round-robin placement
+      {{0}, {0}, {0}},
+  };
+  for (const auto& c : cases) {
+    auto records = uniform_job(static_cast<int>(c.leaders.size()));
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      records[i].shm_leader = c.leaders[i];
+      records[i].shm_local_index = c.local_index[i];
+      records[i].shm_local_count =
+          static_cast<int>(std::count(c.leaders.begin(), c.leaders.end(), c.leaders[i]));
+    }
+    const auto placements = popdist::detail::host_placements(records);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      CHECK(placements[i].host_index == c.expected_host[i]);
+      CHECK(placements[i].local_instance_index == c.local_index[i]);
+    }
+  }
+}
+
+TEST_CASE("Runtime.logic: MPI's placement fills in what the launcher did not say", "[logic]") {
+  popdist::Topology t;
+  t.host_index = std::nullopt;
+  t.provenance["host_index"] = "default";
+  t.provenance["local_instance_index"] = "OMPI_COMM_WORLD_LOCAL_RANK";
+  t.provenance["num_local_instances"] = "OMPI_COMM_WORLD_LOCAL_SIZE";
+  t.local_instance_index = 1;
+  t.num_local_instances = 2;
+  const popdist::detail::HostPlacement agreeing{1, 1, 2};
+  auto copy = t;
+  CHECK(popdist::detail::apply_placement(copy, popdist::detail::said_by_launcher(t), agreeing).empty());
+  CHECK(copy.host_index == 1);
+  CHECK(copy.provenance["host_index"] == "mpi");
+  CHECK(copy.provenance["local_instance_index"] == "OMPI_COMM_WORLD_LOCAL_RANK");
+
+  const popdist::detail::HostPlacement disagreeing{0, 0, 3};
+  copy = t;
+  const auto warnings = popdist::detail::apply_placement(copy, popdist::detail::said_by_launcher(t), disagreeing);
+  REQUIRE(warnings.size() == 2);
+  CHECK_THAT(warnings[0], Catch::Contains("OMPI_COMM_WORLD_LOCAL_RANK") && Catch::Contains("says 0"));
+  CHECK(copy.local_instance_index == 1);  // the launcher's value is kept
+
+  popdist::Topology unknown;
+  unknown.provenance["local_instance_index"] = "default";
+  unknown.provenance["num_local_instances"] = "default";
+  unknown.provenance["host_index"] = "SLURM_NODEID";
+  unknown.host_index = 4;
+  CHECK(popdist::detail::apply_placement(unknown, popdist::detail::said_by_launcher(unknown), disagreeing).size() == 1);
+  CHECK(unknown.local_instance_index == 0);
+  CHECK(unknown.num_local_instances == 3);
+  CHECK(unknown.provenance["num_local_instances"] == "mpi");
+  CHECK(unknown.host_index == 4);
+}
+
+TEST_CASE("Runtime.logic: participants are validated with clear errors", "[logic]") {
+  using popdist::detail::validated_members;
+  CHECK(validated_members(std::vector<int>{3, 1, 2}, 4, "f") == std::vector<int>{1, 2, 3});
+  CHECK(validated_members(popdist::InstanceSet{0}, 1, "f") == std::vector<int>{0});
+  const auto usage_error_of = [](std::vector<int> list, int n) -> std::string {
+    try {
+      (void)validated_members(list, n, "register_communicator");
+    } catch (const popdist::UsageError& error) {
+      return error.what();
+    }
+    return "(no UsageError)";
+  };
+  CHECK(usage_error_of({}, 4) ==
+        "register_communicator: the set of participants is empty; give at least one instance index in 0..3");
+  CHECK(usage_error_of({0, 4, -1}, 4) ==
+        "register_communicator: participants 4, -1 out of range: valid instance indices are 0..3 (4 instances)");
+  CHECK(usage_error_of({2, 1, 2, 1, 2}, 4) ==
+        "register_communicator: duplicate participants 1, 2 in [2, 1, 2, 1, 2]: each instance may appear once");
+}
+
+TEST_CASE("Runtime.logic: POPDIST_SYNC_TIMEOUT", "[logic]") {
+  using popdist::detail::parse_sync_timeout;
+  CHECK(!parse_sync_timeout(std::nullopt));
+  CHECK(parse_sync_timeout(std::string("30")) == 30.0);
+  CHECK(parse_sync_timeout(std::string("0.25")) == 0.25);
+  CHECK(parse_sync_timeout(std::string("1e-3")) == 0.001);
+  for (const char* bad : {"", "abc", "-1", "0", "inf", "nan", "2s", " 2", "1,5"}) {
+    INFO("value '" << bad << "'");
+    try {
+      (void)parse_sync_timeout(std::string(bad));
+      FAIL("accepted");
+    } catch (const popdist::EnvironmentError& error) {
+      CHECK_THAT(error.what(), Catch::Contains(std::string("POPDIST_SYNC_TIMEOUT='") + bad + "'") &&
+                                   Catch::Contains("positive number of seconds"));
+    }
+  }
+  CHECK_THROWS_AS(popdist::detail::check_timeout_argument(0), popdist::UsageError);
+  CHECK_NOTHROW(popdist::detail::check_timeout_argument(0.001));
+}
+
+TEST_CASE("Runtime.logic: tags stay in range and apart", "[logic]") {
+  using namespace popdist::detail;
+  for (const int tag_ub : {32767, 2147483647}) {
+    std::set<int> seen;
+    for (int a = 0; a < 8; ++a) {
+      for (int b = a; b < 8; ++b) {
+        const auto hash = set_hash(a == b ? std::vector<int>{a} : std::vector<int>{a, b});
+        const auto arrived = timed_tag(hash, TimedKind::Arrived, tag_ub);
+        const auto gave_up = timed_tag(hash, TimedKind::GaveUp, tag_ub);
+        CHECK(arrived >= static_cast<int>(ControlTag::FirstSetTag));
+        CHECK(gave_up == arrived + 1);
+        CHECK(gave_up <= tag_ub);
+        CHECK(creation_tag(hash, tag_ub) <= tag_ub);
+        seen.insert(arrived);
+      }
+    }
+    CHECK(seen.size() == 36);  // 36 sets, 36 distinct tag pairs
+  }
+  CHECK(set_hash({0, 1}) != set_hash({1, 0}));  // order matters: callers pass sorted members
+  CHECK(set_hash({0, 1}) == set_hash({0, 1}));
+}
+
+TEST_CASE("Runtime.logic: handshake messages round-trip", "[logic]") {
+  popdist::detail::HandshakeMessage message;
+  message.kind = popdist::detail::HandshakeMessage::Mismatch;
+  message.set = {0, 1};
+  message.id = "pair";
+  message.other_set = {0, 1, 2};
+  message.text = "inconsistent";
+  const auto bytes = popdist::detail::encode(message);
+  const auto back = popdist::detail::decode(bytes, 3);
+  CHECK(back.kind == message.kind);
+  CHECK(back.set == message.set);
+  CHECK(back.id == message.id);
+  CHECK(back.other_set == message.other_set);
+  CHECK(back.text == message.text);
+  auto truncated = bytes;
+  truncated.resize(bytes.size() - 3);
+  CHECK_THROWS_WITH(popdist::detail::decode(truncated, 3), Catch::Contains("malformed handshake message") &&
+                                                                Catch::Contains("instance 3"));
+}

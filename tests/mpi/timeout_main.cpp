@@ -1,0 +1,67 @@
+// Fault case: one instance (the last) sleeps past the others' timeout.
+//  - the others raise TimeoutError naming it (missing_instances == {last});
+//  - the late one, when it arrives, fails cleanly too (the others gave up), naming them;
+//  - the set is abandoned: a later synchronize over it is an error on every instance, at once;
+//  - a timed synchronize over a set whose communicator does not exist yet is bounded as well;
+//  - and the job still finalizes and exits (ctest's TIMEOUT would catch a hang).
+// Run with 2 or more ranks.
+#include <chrono>
+#include <thread>
+
+#include "fault_main_support.hpp"
+
+using namespace popdist_test;
+
+int main() {
+  popdist::init();
+  Verdict verdict;
+  const int n = popdist::num_instances();
+  const int me = popdist::instance_index();
+  const int late = n - 1;
+  const auto timeout = popdist::Seconds(0.5);
+
+  // 1. The root scope.
+  if (me == late) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  std::string message;
+  std::vector<int> missing;
+  try {
+    popdist::synchronize("", {}, timeout);
+    message = "(returned normally)";
+  } catch (const popdist::TimeoutError& error) {
+    message = error.what();
+    missing = error.missing_instances();
+  }
+  std::printf("[rank %d] %s\n", me, message.c_str());
+  if (me != late) {
+    verdict.check(missing == std::vector<int>{late}, "the others name the late instance: " + message);
+    verdict.check(contains(message, "did not arrive") && contains(message, std::to_string(late)), message);
+  } else {
+    verdict.check(contains(message, "gave up waiting for this instance"), "the late one fails cleanly: " + message);
+  }
+  // 2. The abandoned set fails at once everywhere, untimed or timed.
+  for (const bool timed : {false, true}) {
+    std::string later;
+    try {
+      if (timed) {
+        popdist::synchronize("", {}, timeout);
+      } else {
+        popdist::synchronize();
+      }
+    } catch (const popdist::UsageError& error) {
+      later = error.what();
+    }
+    verdict.check(contains(later, "abandoned after a timed-out synchronize"), "abandoned: " + later);
+  }
+  // 3. A subset never used before, whose communicator does not exist: instance 0 waits for
+  //    instance 1, which never comes (with 2 ranks, instance 1 is the late one).
+  if (me == 0) {
+    std::string first_use;
+    try {
+      popdist::synchronize("", {0, 1}, timeout);
+    } catch (const popdist::TimeoutError& error) {
+      first_use = error.what();
+    }
+    verdict.check(contains(first_use, "instance 1 did not arrive"), "first use is bounded: " + first_use);
+  }
+  return verdict.finish("timeout fault case");
+}

@@ -1,0 +1,16 @@
+"""Shared fixtures of the Python suites.
+
+Layout:
+  tests/python/test_*.py         single process, no launcher (run by plain pytest)
+  tests/python/launch/test_*.py  single pytest process that starts mpirun jobs (examples, scripts)
+  tests/python/mpi/test_*.py     run by every rank: mpirun -n N python -m mpi4py -m pytest tests/python/mpi
+"""
+
+import os
+
+# The multi-rank suite only makes sense under a launcher; a plain `pytest` skips that directory.
+_LAUNCHED = any(name in os.environ for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+collect_ignore = [] if _LAUNCHED else ["mpi"]
+if _LAUNCHED:
+    # Under mpirun only the multi-rank suite runs (the others would start mpirun inside mpirun).
+    collect_ignore += ["launch"]

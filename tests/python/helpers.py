@@ -1,0 +1,60 @@
+"""Helpers for the single-process suites: run Python in a subprocess with a controlled environment."""
+
+import json
+import os
+import subprocess
+import sys
+
+# Every variable a launcher family or PopRun sets (DESIGN.md 3): removed before each test so that
+# the test decides the whole environment, whatever shell or job pytest itself runs in.
+LAUNCHER_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_")
+LAUNCHER_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE")
+
+
+def launcher_variables(environ=None):
+    environ = os.environ if environ is None else environ
+    return [n for n in environ if n.startswith(LAUNCHER_PREFIXES) or n in LAUNCHER_NAMES]
+
+
+def run_python(code, timeout=60):
+    """Runs `code` in a fresh interpreter with the current os.environ (tests set it through
+    monkeypatch). Returns the CompletedProcess (text)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def run_json(code, timeout=60):
+    """Runs `code` (which must print one JSON document) and returns it parsed; fails with stderr."""
+    result = run_python(code, timeout)
+    assert result.returncode == 0, f"subprocess failed ({result.returncode}):\n{result.stderr}"
+    return json.loads(result.stdout)
+
+
+GETTERS_SCRIPT = """
+import json, popdist
+print(json.dumps({
+    "instance": popdist.getInstanceIndex(),
+    "instances": popdist.getNumInstances(),
+    "local_instance": popdist.getLocalInstanceIndex(),
+    "local_replicas": popdist.getNumLocalReplicas(),
+    "total_replicas": popdist.getNumTotalReplicas(),
+    "offset": popdist.getReplicaIndexOffset(),
+    "ipus": popdist.getNumIpusPerReplica(),
+    "uniform": popdist.isUniformReplicasPerInstance(),
+    "env_set": popdist.isPopdistEnvSet(),
+    "device_id": popdist.getDeviceId(),
+    "ordinals": popdist.getLocalDeviceOrdinals(),
+    "backend": popdist.isBackendInitialized(),
+    "topology": popdist.topology().to_dict(),
+}))
+"""
+
+RAISES_SCRIPT = """
+import json, popdist
+try:
+    popdist.{call}
+except Exception as error:
+    print(json.dumps({{"type": type(error).__name__, "module": type(error).__module__, "message": str(error),
+                       "popdist_error": isinstance(error, popdist.PopDistError)}}))
+else:
+    print(json.dumps({{"type": None}}))
+"""

@@ -1,0 +1,16 @@
+"""POPDIST_SYNC_TIMEOUT bounds a synchronize() that has no timeout argument."""
+
+import sys
+
+import popdist
+
+popdist.init()
+late = popdist.getNumInstances() - 1
+if popdist.getInstanceIndex() != late:
+    try:
+        popdist.synchronize(participants=range(popdist.getNumInstances()))
+    except popdist.TimeoutError as error:
+        print(f"instance {popdist.getInstanceIndex()}: timed out, missing {error.missing_instances}", flush=True)
+        sys.exit(0)
+    sys.exit("synchronize returned although an instance never came")
+print(f"instance {late}: stayed away", flush=True)

@@ -1,0 +1,122 @@
+"""registerCommunicator and synchronize under mpirun: scopes, subsets, ids, errors, timeouts, GIL."""
+
+import os
+import tempfile
+import threading
+import time
+
+import pytest
+from mpi4py import MPI
+
+import popdist
+from mpi_helpers import RANK, SIZE, needs_ranks
+
+
+def shared_directory():
+    """A directory every rank sees (one host), chosen by rank 0."""
+    path = tempfile.mkdtemp(prefix="popdist-sync-") if RANK == 0 else None
+    return MPI.COMM_WORLD.bcast(path)
+
+
+def test_bare_synchronize_is_a_barrier_over_all_instances():
+    directory = shared_directory()
+    marker = os.path.join(directory, "rank0-arrived")
+    if RANK == 0:
+        time.sleep(0.2)  # everyone else is (most likely) waiting already
+        open(marker, "w").close()
+    popdist.synchronize()
+    assert os.path.exists(marker)  # nobody left before instance 0 arrived
+
+
+@needs_ranks(2)
+def test_synchronize_over_participants_and_non_members_return_at_once():
+    directory = shared_directory()
+    members = {0, SIZE - 1}
+    marker = os.path.join(directory, "member0-arrived")
+    if RANK == 0:
+        time.sleep(0.2)
+        open(marker, "w").close()
+    popdist.synchronize(participants=members)
+    if RANK in members:
+        assert os.path.exists(marker)
+    popdist.synchronize(participants=[SIZE - 1, 0])  # any iterable, same set, cached communicator
+
+
+def test_register_communicator_by_id_then_synchronize_by_id():
+    popdist.registerCommunicator(range(SIZE), "everyone")
+    popdist.registerCommunicator(range(SIZE), "everyone")  # again: no-op
+    popdist.synchronize("everyone")
+    popdist.synchronize(communicator_id="everyone", timeout=30)
+
+
+@needs_ranks(2)
+def test_same_id_for_another_set_names_both_sets():
+    popdist.registerCommunicator({0, 1}, "pair")
+    with pytest.raises(popdist.UsageError) as error:
+        popdist.registerCommunicator({0}, "pair")
+    message = str(error.value)
+    assert "pair" in message and "0, 1" in message
+
+
+def test_unknown_id_is_a_usage_error():
+    with pytest.raises(popdist.UsageError, match="no-such-id"):
+        popdist.synchronize("no-such-id")
+
+
+def test_out_of_range_participant_is_named():
+    with pytest.raises(popdist.UsageError, match=str(SIZE + 3)):
+        popdist.synchronize(participants={0, SIZE + 3})
+    with pytest.raises(popdist.UsageError, match="-1"):
+        popdist.registerCommunicator({-1, 0})
+
+
+@needs_ranks(2)
+@pytest.mark.abandons_world
+def test_timeout_names_the_missing_instance_and_late_arrival_fails_too():
+    missing = SIZE - 1
+    name = "timeout-test"
+    everyone = set(range(SIZE))
+    if RANK != missing:
+        with pytest.raises(popdist.TimeoutError) as error:
+            popdist.synchronize(name, everyone, timeout=0.5)
+        assert error.value.missing_instances == [missing]
+        assert str(missing) in str(error.value)
+        assert isinstance(error.value, TimeoutError)  # the builtin too
+        MPI.COMM_WORLD.Barrier()  # now let the late one arrive
+    else:
+        MPI.COMM_WORLD.Barrier()  # arrive only after everyone else gave up
+        with pytest.raises(popdist.TimeoutError):
+            popdist.synchronize(name, everyone, timeout=0.5)
+
+
+def test_timed_synchronize_succeeds_when_everyone_arrives():
+    popdist.synchronize(participants=range(SIZE), timeout=30)
+    popdist.synchronize(timeout=30)
+
+
+@needs_ranks(2)
+def test_blocking_synchronize_releases_the_gil():
+    # While this thread waits in the barrier, another Python thread must keep running.
+    waiting = threading.Event()
+    stop = threading.Event()
+    ticks = []
+
+    def ticker():
+        while not stop.is_set():
+            if waiting.is_set():
+                ticks.append(1)
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=ticker)
+    thread.start()
+    try:
+        if RANK == 0:
+            time.sleep(0.5)  # the others wait for us in the barrier meanwhile
+        waiting.set()
+        popdist.synchronize()
+        waiting.clear()
+    finally:
+        stop.set()
+        thread.join()
+    if RANK != 0:
+        assert len(ticks) >= 10, "the ticker thread did not run while synchronize() waited"

@@ -1,0 +1,43 @@
+#pragma once
+// The one `mpirun` command line of a run: global options, then one MPMD app context per
+// instance (`-np 1 -x POPDIST_...=... program : -np 1 ...`), because the POPDIST_* values differ
+// per instance and Open MPI's `-x` only reaches the app context it is written in. Pure: every
+// fact about the machine comes in through MpirunContext.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "launch_plan.hpp"
+#include "run_options.hpp"
+
+namespace popdist::cli {
+
+/// What the command depends on besides the options and the plan.
+struct MpirunContext {
+  /// argv[0] of mpirun. Its bare name, not its path: Open MPI treats an absolute argv[0] as
+  /// `--prefix <dir>` and then prefixes every remote daemon command with PATH=...; export PATH.
+  std::string mpirun = "mpirun";
+  bool as_root = false;                   ///< effective uid 0
+  int local_cores = 1;                    ///< cores of this machine (slots when no hosts are given)
+  std::optional<std::string> env_pml;     ///< OMPI_MCA_pml from our environment, when set
+  std::vector<std::string> forwarded;     ///< set variables to forward by name (-x PATH ...)
+};
+
+/// The command and what was decided on the way (shown with -v) or should be warned about.
+struct MpirunCommand {
+  std::vector<std::string> argv;          ///< argv[0] is MpirunContext::mpirun
+  std::vector<std::string> decisions;     ///< "added --mca pml ^cm: ..." (for -v)
+  std::vector<std::string> warnings;      ///< always shown on stderr
+};
+
+/// Variables forwarded to every instance when set: what a program needs to start the same way on
+/// another host (the shell's search paths), plus popdist's own settings.
+[[nodiscard]] const std::vector<std::string>& forwardable_variables();
+
+/// Builds the command. Throws UsageError for unbalanced quotes in --mpi-global-args or
+/// --mpi-local-args.
+[[nodiscard]] MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options,
+                                                 const MpirunContext& context);
+
+}  // namespace popdist::cli

@@ -1,0 +1,103 @@
+#include "run_job.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "find_program.hpp"
+#include "host_source.hpp"
+#include "launch_plan.hpp"
+#include "local_cores.hpp"
+#include "mpirun_command.hpp"
+#include "popdist/error.hpp"
+#include "process_runner.hpp"
+#include "shell_words.hpp"
+#include "topology_table.hpp"
+#include "validation.hpp"
+
+namespace popdist::cli {
+namespace {
+
+void say(const std::string& message) { fmt::print(stderr, "popdist run: {}\n", message); }
+
+MpirunContext machine_context(const EnvLookup& env) {
+  MpirunContext context;
+  context.as_root = ::geteuid() == 0;
+  context.local_cores = local_cores();
+  context.env_pml = env("OMPI_MCA_pml");
+  for (const auto& name : forwardable_variables()) {
+    if (env(name)) context.forwarded.push_back(name);
+  }
+  return context;
+}
+
+// The command on one line (pasteable), then each instance's host and variables.
+void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan) {
+  fmt::print(out, "{}\n", shell_join(command.argv));
+  for (const auto& instance : plan.instances) {
+    std::string variables;
+    for (const auto& [name, value] : popdist_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
+    fmt::print(out, "instance {} on {}:{}\n", instance.index, plan.hosts[instance.host].name, variables);
+  }
+  std::fflush(out);
+}
+
+}  // namespace
+
+int run_job(const RunOptions& options, const EnvLookup& env) {
+  LaunchPlan plan;
+  MpirunCommand command;
+  std::string mpirun_path;
+  try {
+    validate_options(options);
+    const HostSelection selection = select_hosts(options, env);
+    validate_hosts(options, selection.hosts, selection.source);
+    plan = plan_launch(options.num_instances, options.num_replicas, options.ipus_per_replica, selection.hosts);
+    if (options.verbosity >= 1) {
+      say(selection.hosts.empty()
+              ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
+              : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection.source, plan.hosts.size(),
+                            plan.hosts.front().num_instances));
+    }
+    const auto path = env("PATH").value_or("");
+    const auto mpirun = find_program("mpirun", path);
+    if (!mpirun) {
+      say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
+                      "directory to PATH",
+                      path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
+      return exit_mpirun_not_found;
+    }
+    command = build_mpirun_command(plan, options, machine_context(env));
+    mpirun_path = *mpirun;
+  } catch (const UsageError& e) {
+    say(e.what());
+    return exit_usage;
+  }
+
+  if (options.only_output_from_instance) {
+    say(fmt::format("warning: --only-output-from-instance {} hides the output of every other instance, including "
+                    "their error messages",
+                    *options.only_output_from_instance));
+  }
+  for (const auto& warning : command.warnings) say("warning: " + warning);
+  if (options.verbosity >= 1) {
+    say(fmt::format("mpirun: {}", mpirun_path));
+    for (const auto& decision : command.decisions) say(decision);
+  }
+  if (options.print_topology) {
+    fmt::print("{}", topology_table(plan));
+    std::fflush(stdout);
+  }
+  if (options.dry_run) {
+    print_command(stdout, command, plan);
+    return 0;
+  }
+  if (options.verbosity >= 2) print_command(stderr, command, plan);
+  try {
+    return run_and_wait(mpirun_path, command.argv);
+  } catch (const Error& e) {
+    say(e.what());
+    return 1;
+  }
+}
+
+}  // namespace popdist::cli

@@ -1,0 +1,19 @@
+#pragma once
+// `popdist run` after parsing: validate, plan, build the mpirun command, then print it (dry run)
+// or run it and return its exit status.
+
+#include "popdist/environment.hpp"
+#include "run_options.hpp"
+
+namespace popdist::cli {
+
+/// Exit status when mpirun is not on PATH (a shell's "command not found").
+inline constexpr int exit_mpirun_not_found = 127;
+/// Exit status of usage errors (bad options or values), as for every popdist subcommand.
+inline constexpr int exit_usage = 2;
+
+/// Runs the job described by `options` in environment `env`; returns the exit status: 0 or the
+/// job's status, exit_usage for invalid options, exit_mpirun_not_found. Messages go to stderr.
+[[nodiscard]] int run_job(const RunOptions& options, const EnvLookup& env);
+
+}  // namespace popdist::cli

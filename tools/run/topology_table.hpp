@@ -1,0 +1,14 @@
+#pragma once
+// PopRun's --print-topology table: rows of hosts, instances, replicas and the devices of each
+// replica, each cell spanning the cells below it. Pure.
+
+#include <string>
+
+#include "launch_plan.hpp"
+
+namespace popdist::cli {
+
+/// The table, lines separated by '\n' (ends with one).
+[[nodiscard]] std::string topology_table(const LaunchPlan& plan);
+
+}  // namespace popdist::cli

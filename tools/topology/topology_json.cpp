@@ -1,0 +1,70 @@
+#include "topology_json.hpp"
+
+#include <sstream>
+
+namespace popdist::cli::topology_cmd {
+
+void write_topology_members(JsonWriter& json, const Topology& topology) {
+  json.key("launcher").value(launcher_name(topology.launcher));
+  json.key("instance_index").value(topology.instance_index);
+  json.key("num_instances").value(topology.num_instances);
+  json.key("local_instance_index").value(topology.local_instance_index);
+  json.key("num_local_instances").value(topology.num_local_instances);
+  json.key("host_index").value(topology.host_index);
+  json.key("num_local_replicas").value(topology.num_local_replicas);
+  json.key("num_total_replicas").value(topology.num_total_replicas);
+  json.key("replica_index_offset").value(topology.replica_index_offset);
+  json.key("ipus_per_replica").value(topology.ipus_per_replica);
+  json.key("uniform_replicas_per_instance").value(topology.uniform_replicas_per_instance);
+  json.key("popdist_env_set").value(topology.popdist_env_set);
+  json.key("device_id").value(device_id(topology));
+  json.key("provenance").begin_object();
+  for (const auto& [field, source] : topology.provenance) json.key(field).value(source);
+  json.end_object();
+  json.key("warnings").begin_array();
+  for (const auto& warning : topology.warnings) json.value(warning);
+  json.end_array();
+}
+
+std::string topology_to_json(const Topology& topology) {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.begin_object();
+  write_topology_members(json, topology);
+  json.end_object();
+  return out.str();
+}
+
+std::string job_to_json(const JobSummary& job) {
+  std::ostringstream out;
+  JsonWriter json(out);
+  json.begin_object();
+  json.key("num_instances").value(static_cast<std::int64_t>(job.instances.size()));
+  json.key("num_hosts").value(static_cast<std::int64_t>(job.hosts.size()));
+  json.key("hosts").begin_array();
+  for (const HostSummary& host : job.hosts) {
+    json.begin_object();
+    json.key("hostname").value(host.hostname);
+    json.key("host_index").value(host.host_index);
+    json.key("instances").begin_array();
+    for (int instance : host.instances) json.value(instance);
+    json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+  json.key("instances").begin_array();
+  for (const InstanceView& view : job.instances) {
+    json.begin_object();
+    json.key("hostname").value(view.hostname);
+    write_topology_members(json, view.topology);
+    json.end_object();
+  }
+  json.end_array();
+  json.key("anomalies").begin_array();
+  for (const auto& anomaly : job.anomalies) json.value(anomaly);
+  json.end_array();
+  json.end_object();
+  return out.str();
+}
+
+}  // namespace popdist::cli::topology_cmd

@@ -1,0 +1,78 @@
+#include "topology_run.hpp"
+
+#include <exception>
+#include <iostream>
+
+#include "job_summary.hpp"
+#include "popdist/environment.hpp"
+#include "popdist/error.hpp"
+#include "popdist/runtime.hpp"
+#include "popdist/topology.hpp"
+#include "topology_json.hpp"
+#include "topology_report.hpp"
+
+namespace popdist::cli::topology_cmd {
+namespace {
+
+/// The environment to interpret: the file's variables only, or the live process environment.
+EnvLookup chosen_environment(const TopologyOptions& options, std::istream& in) {
+  if (options.env_file.empty()) return process_environment();
+  if (options.env_file == "-") return lookup_in(parse_env_file(in, "<standard input>"));
+  return lookup_in(read_env_file(options.env_file));
+}
+
+int print_this_instance(const TopologyOptions& options, std::istream& in, std::ostream& out) {
+  // detect() only: no MPI, so this stays a few milliseconds even on a login node.
+  const Topology topology = detect(chosen_environment(options, in));
+  out << (options.json ? topology_to_json(topology) + "\n" : instance_report(topology)) << std::flush;
+  return exit_ok;
+}
+
+int print_job(const TopologyOptions& options, std::ostream& out) {
+  // init() checks the instances against each other and against MPI (a TopologyError on every
+  // instance when they disagree) and gathers every instance's view with one allgather.
+  // Detect first, before MPI_Init_thread adds variables of its own to the environment (a
+  // singleton Open MPI process gains PMIX_RANK). A failure is left for init() to raise, where
+  // it is gathered, so that every instance reports it instead of the others waiting.
+  try {
+    (void)topology();
+  } catch (const Error&) {
+  }
+  init();
+  if (topology().instance_index == 0) {
+    const JobSummary job = summarize_job(instance_views());
+    out << (options.json ? job_to_json(job) + "\n" : job_report(job)) << std::flush;
+  }
+  // The other instances print nothing. finalize() frees popdist's communicators and ends MPI
+  // (it would also run at exit; explicit here so that MPI is down before main returns).
+  finalize();
+  return exit_ok;
+}
+
+}  // namespace
+
+int run_topology(const TopologyOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
+  const auto fail = [&](int status, const std::string& message) {
+    err << "popdist topology: error: " << message << "\n";
+    if (status == exit_usage_error) err << "Run with --help for more information.\n";
+    return status;
+  };
+  try {
+    if (options.all && !options.env_file.empty()) {
+      // main.cpp's parser already rejects this (the options exclude each other); checked again
+      // for callers that fill TopologyOptions themselves.
+      return fail(exit_usage_error, "--all gathers the live instances of a job and cannot read --env-file");
+    }
+    return options.all ? print_job(options, out) : print_this_instance(options, in, out);
+  } catch (const UsageError& e) {
+    return fail(exit_usage_error, e.what());
+  } catch (const EnvironmentError& e) {
+    return fail(exit_invalid_environment, e.what());
+  } catch (const TopologyError& e) {
+    return fail(exit_invalid_environment, e.what());
+  } catch (const std::exception& e) {
+    return fail(exit_failure, e.what());
+  }
+}
+
+}  // namespace popdist::cli::topology_cmd
