@@ -13,9 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <tuple>
 #include <typeinfo>
-#include <vector>
 
 #include "errors.hpp"
 #include "popdist/error.hpp"
@@ -45,7 +43,7 @@ popdist::FailureInfo describe_failure(std::exception_ptr failure) {
     std::string message;
     try {
       message = py::str(e.value());
-    } catch (py::error_already_set& unprintable) {
+    } catch (py::error_already_set&) {
       message = "<exception str() failed>";
     }
     return {python_type_name(e.type()), message};
@@ -111,22 +109,6 @@ PYBIND11_MODULE(_mpi, m) {
   m.def(
       "topology", [] { return popdist::python::topology_to_dict(popdist::topology()); },
       "This process's topology, refined by MPI after init().");
-  m.def(
-      "replica_ranges",
-      [] {
-        std::vector<std::tuple<int, int, int>> ranges;
-        for (const auto& r : popdist::replica_ranges()) ranges.emplace_back(r.instance, r.offset, r.count);
-        return ranges;
-      },
-      "Every instance's (instance, offset, count) replica range.");
-  m.def(
-      "hostnames",
-      [] {
-        std::vector<std::string> names;
-        for (const auto& view : popdist::instance_views()) names.push_back(view.hostname);
-        return names;
-      },
-      "Every instance's host name, by instance index (after init()).");
   m.def("register_communicator", &popdist::register_communicator, py::arg("participants"),
         py::arg("communicator_id") = "", py::call_guard<py::gil_scoped_release>());
   m.def(

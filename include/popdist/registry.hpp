@@ -30,12 +30,27 @@ using Seconds = std::chrono::duration<double>;
 /// by its members. Only members take part in MPI; non-members return at once. Registering the
 /// same set again costs no MPI call. Throws UsageError for out-of-range participants, an empty
 /// set, or an id already naming another set.
+///
+/// Before creating, the members exchange what they are creating: every member of a set must
+/// register it, and two instances must register the sets they share in the same order (sets
+/// that share no pair of instances may be registered in any order). A violation -- another
+/// member creating a different set, or the same set under a different non-empty id -- throws
+/// UsageError on every instance of both sets, naming them, instead of hanging; those sets then
+/// keep failing with that error. The set of all instances registered explicitly is a
+/// communicator of its own, distinct from the root scope's.
 void register_communicator(const InstanceSet& participants, const std::string& communicator_id = "");
 
 /// A barrier. No arguments: over the current scope (all instances, or the set of the enclosing
 /// execute_on_instances). With an id or a participant set: over that set, created on first use.
-/// Non-members return at once. With a timeout (argument, else POPDIST_SYNC_TIMEOUT) the whole
-/// call is bounded and a TimeoutError names the instances that did not arrive.
+/// Non-members return at once. Without a timeout it is one MPI_Barrier.
+///
+/// With a timeout (argument, else POPDIST_SYNC_TIMEOUT as read by init()) the whole call is
+/// bounded: a point-to-point protocol that never enters a collective nor creates a communicator.
+/// A TimeoutError names the instances that did not arrive; a member that arrives after others
+/// gave up gets a TimeoutError naming them. The set is then abandoned: any later use of it
+/// throws UsageError saying so. Arrivals within microseconds of a deadline may still succeed on
+/// one side and time out on the other (any timeout has that race); the side that succeeded
+/// learns it at its next timed synchronize over the set.
 void synchronize(const std::string& communicator_id = "", const InstanceSet& participants = {},
                  std::optional<Seconds> timeout = std::nullopt);
 
@@ -48,7 +63,9 @@ using FailureDescriber = std::function<FailureInfo(std::exception_ptr)>;
 
 /// Runs `body` on members of `instances` only, with collectives inside it scoped to that set.
 /// If body throws on any member, every member throws: the failing one its own exception, the
-/// others RemoteExecutionError naming the failed instance, the type and the message.
+/// others RemoteExecutionError naming the lowest failed instance, the type and the message.
+/// (The outcome is agreed after body returns: a body that waits in a collective that a failed
+/// member never reaches still waits -- give such collectives a timeout.)
 /// `describe` turns the exception into FailureInfo (default: demangled type and what()).
 /// Returns true on members.
 bool execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,

@@ -123,7 +123,8 @@ void start_mpi(detail::RuntimeState& state) {
   }
   if (provided < MPI_THREAD_MULTIPLE) {
     detail::logger().warn("MPI provides thread level {} (MPI_THREAD_MULTIPLE is {}): popdist serializes its MPI calls; "
-                          "do not make MPI calls of your own from other threads at the same time",
+                          "blocking collectives from several threads at once can deadlock, and your own MPI calls from "
+                          "other threads must not overlap popdist's",
                           provided, MPI_THREAD_MULTIPLE);
   }
   detail::set_mpi_calls_serialized(provided < MPI_THREAD_MULTIPLE);

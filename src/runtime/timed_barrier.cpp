@@ -88,6 +88,26 @@ std::vector<int> collect_gave_up(const Entry& entry, MPI_Comm control) {
   return givers;
 }
 
+/// Cancels, on every way out (exceptions included), the receives still posted: MPI must never
+/// write into `incoming` after it is gone.
+class OutstandingReceives {
+ public:
+  explicit OutstandingReceives(std::vector<MPI_Request>& requests) : requests_(requests) {}
+  OutstandingReceives(const OutstandingReceives&) = delete;
+  OutstandingReceives& operator=(const OutstandingReceives&) = delete;
+  ~OutstandingReceives() {
+    for (auto& request : requests_) {
+      if (request == MPI_REQUEST_NULL) continue;
+      MpiLock lock;
+      MPI_Cancel(&request);
+      MPI_Wait(&request, MPI_STATUS_IGNORE);
+    }
+  }
+
+ private:
+  std::vector<MPI_Request>& requests_;
+};
+
 [[noreturn]] void throw_others_gave_up(Entry& entry, const std::vector<int>& givers, double seconds, int me) {
   const auto text = fmt::format(
       "synchronize over {} ('{}'): instance{} {} gave up waiting for this instance (instance {}) before it arrived "
@@ -109,9 +129,10 @@ void timed_barrier(Entry& entry, double seconds) {
     if (member != me) others.push_back(member);
   }
   if (others.empty()) return;
+  // Bounded to ~30 years so that a huge timeout cannot overflow the clock arithmetic.
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                             std::chrono::duration<double>(seconds));
+                                             std::chrono::duration<double>(std::min(seconds, 1e9)));
 
   // A member that gave up on an earlier round we completed (the race described above).
   if (const auto givers = collect_gave_up(entry, control); !givers.empty()) {
@@ -122,6 +143,7 @@ void timed_barrier(Entry& entry, double seconds) {
   const auto count = others.size();
   std::vector<Round> incoming(count);
   std::vector<MPI_Request> receives(count, MPI_REQUEST_NULL);
+  const OutstandingReceives cancel_on_exit(receives);
   std::vector<bool> arrived(count, false);
   std::size_t remaining = count;
 

@@ -59,6 +59,12 @@ void create_group_raw(MPI_Comm parent, const popdist::InstanceSet& set, int rank
   MPI_Group_free(&parent_group);
 }
 
+std::string fmt(const char* pattern, const char* text) {
+  char buffer[128];
+  std::snprintf(buffer, sizeof buffer, pattern, text);
+  return buffer;
+}
+
 void print_sample(int ranks, const char* key, const char* label, const popdist::InstanceSet& set, double seconds) {
   std::string members;
   for (int i : set) members += (members.empty() ? "" : ",") + std::to_string(i);
@@ -98,8 +104,10 @@ int main() {
         run_popdist();
       }
       if (rank == 0) {
-        print_sample(ranks, "popdist", "register_communicator(set), first time", set, popdist_s);
-        for (double s : raw_s) print_sample(ranks, "mpi_comm_create_group", "MPI_Comm_create_group(set)", set, s);
+        const char* sets_kind = ranks == 2 ? "new 1-member set" : "new set of 2..n-1";
+        print_sample(ranks, "popdist", fmt("register_communicator(%s)", sets_kind).c_str(), set, popdist_s);
+        for (double s : raw_s)
+          print_sample(ranks, "mpi_comm_create_group", fmt("MPI_Comm_create_group(%s)", sets_kind).c_str(), set, s);
       }
     }
     std::fflush(stdout);

@@ -84,7 +84,7 @@ def main():
     parser.add_argument("--bench-dir", required=True, help="where popdist_bench_init and popdist_bench_init_raw are")
     parser.add_argument("--cli", required=True, help="the popdist executable to time")
     parser.add_argument("--python", default=os.path.realpath(sys.executable), help="the real interpreter")
-    parser.add_argument("--rounds", type=int, default=21)
+    parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--mpirun", default=shutil.which("mpirun") or "mpirun")
     args = parser.parse_args()
 
@@ -122,7 +122,7 @@ def main():
     )
     init_popdist = os.path.join(args.bench_dir, "popdist_bench_init")
     init_raw = os.path.join(args.bench_dir, "popdist_bench_init_raw")
-    init_rounds = max(5, args.rounds // 2)  # each run under mpirun costs ~0.1-0.3 s
+    init_rounds = max(5, args.rounds // 3)  # each MPI start costs ~0.1-0.3 s
     emit(
         "init_singleton",
         1,

@@ -101,7 +101,7 @@ def bench_torch_barrier(comm, ranks, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=51, help="blocks per contender")
+    parser.add_argument("--rounds", type=int, default=1001, help="blocks per contender")
     parser.add_argument("--no-torch", action="store_true", help="skip the torch.distributed row")
     args = parser.parse_args()
     popdist.init()  # MPI is already up (mpi4py): popdist only checks the topology

@@ -1,12 +1,18 @@
 #pragma once
 /// @file interleaved.hpp
 /// The benchmark harness: runs several contenders that do the same job (popdist and its raw-MPI
-/// baseline) in alternating blocks of K iterations, so that whatever else the machine is doing
-/// hits every contender equally, and reports the median time per iteration of each.
+/// baseline) in alternating short blocks of K iterations (A, B, C, A, B, C, ...; the first one
+/// rotates each round), so that whatever else the machine is doing hits every contender alike,
+/// and reports the median time per iteration of each.
 ///
-/// Every rank of `comm` runs the same contender at the same time with the same K (rank 0 decides
-/// K and broadcasts it): a collective must be entered the same number of times everywhere.
-/// A block's time is the slowest rank's (an allreduce MAX after the block, outside the timing).
+/// Why short blocks (~50 µs) and many of them (~1000): on a busy 2-core machine a preemption
+/// costs milliseconds; it spoils the few blocks it lands in and the median ignores them. Long
+/// blocks would all be spoiled a little. Between blocks nothing synchronizes: the contenders'
+/// own collectives keep the ranks in step, and the per-block times are combined only at the end
+/// (elementwise MAX over ranks: a block takes as long as its slowest rank).
+///
+/// Every rank of `comm` runs the same contender with the same K at the same time: a collective
+/// must be entered the same number of times everywhere (K is computed from MAX-reduced times).
 
 #include <mpi.h>
 
@@ -33,8 +39,8 @@ struct Contender {
 
 struct Options {
   Clock clock = Clock::Wall;
-  double block_seconds = 0.002;  ///< each block lasts about this long (shorter than a time slice)
-  int rounds = 51;               ///< blocks per contender (odd: the median is a sample)
+  double block_seconds = 50e-6;  ///< each block lasts about this long (far shorter than a time slice)
+  int rounds = 1001;             ///< blocks per contender (odd: the median is a sample)
   int warmup_iterations = 200;   ///< per contender, before calibration
   long max_iterations = 200000;  ///< per block
 };
@@ -82,7 +88,7 @@ inline std::vector<Figure> run_interleaved(MPI_Comm comm, const std::vector<Cont
   for (const auto& c : contenders)
     for (int i = 0; i < options.warmup_iterations; ++i) c.op();
 
-  // Calibrate each contender on its own: double the iteration count until a block takes a
+  // Calibrate each contender on its own: double the iteration count until a run takes a
   // millisecond, then choose K so that its blocks last about block_seconds. Per-contender K keeps
   // blocks of equal duration when the contenders differ widely (a gloo barrier vs an MPI one).
   // The elapsed times are MAX-reduced, so every rank computes the same K.
@@ -100,15 +106,21 @@ inline std::vector<Figure> run_interleaved(MPI_Comm comm, const std::vector<Cont
   }
   MPI_Bcast(iterations.data(), static_cast<int>(iterations.size()), MPI_LONG, 0, comm);  // belt and braces
 
-  std::vector<std::vector<double>> samples(contenders.size());
+  std::vector<std::vector<double>> samples(contenders.size(), std::vector<double>(options.rounds));
+  MPI_Barrier(comm);
   for (int round = 0; round < options.rounds; ++round) {
     // Rotate which contender goes first, so that none always follows the same one.
     for (std::size_t j = 0; j < contenders.size(); ++j) {
       const std::size_t index = (j + static_cast<std::size_t>(round)) % contenders.size();
-      const double elapsed = timed_block(comm, options.clock, contenders[index].op, iterations[index]);
-      samples[index].push_back(elapsed / static_cast<double>(iterations[index]));
+      const auto& op = contenders[index].op;
+      const long k = iterations[index];
+      const double start = now_seconds(options.clock);
+      for (long i = 0; i < k; ++i) op();
+      samples[index][static_cast<std::size_t>(round)] = (now_seconds(options.clock) - start) / static_cast<double>(k);
     }
   }
+  for (auto& per_block : samples)
+    MPI_Allreduce(MPI_IN_PLACE, per_block.data(), options.rounds, MPI_DOUBLE, MPI_MAX, comm);
 
   std::vector<Figure> figures;
   for (std::size_t i = 0; i < contenders.size(); ++i) {

@@ -1,10 +1,12 @@
-"""The Python twin of interleaved.hpp: contenders run in alternating blocks of K calls on every
-rank at once (rank 0 decides nothing alone: block times are MAX-reduced, so every rank computes
-the same K), and each gets the median time per call over the blocks. Used by bench_python.py."""
+"""The Python twin of interleaved.hpp (read its comment for the why): contenders run in
+alternating short blocks of K calls on every rank at once (K comes from MAX-reduced times, so
+every rank computes the same K); nothing synchronizes between blocks; the per-block times are
+MAX-reduced elementwise at the end, and each contender gets the median time per call."""
 
 import json
 import statistics
 import time
+from array import array
 
 
 def _timed_block(comm, mpi, op, iterations):
@@ -25,7 +27,7 @@ def _quantile(values, q):
     return values[below] + (values[above] - values[below]) * (position - below)
 
 
-def run_interleaved(comm, mpi, contenders, rounds=51, block_seconds=0.002, warmup=100, max_iterations=100000):
+def run_interleaved(comm, mpi, contenders, rounds=1001, block_seconds=100e-6, warmup=100, max_iterations=100000):
     """contenders: list of (key, label, op). Returns a list of dicts, one per contender."""
     for _, _, op in contenders:
         for _ in range(warmup):
@@ -40,11 +42,19 @@ def run_interleaved(comm, mpi, contenders, rounds=51, block_seconds=0.002, warmu
         # A busy machine preempts some blocks: the fastest of a few is the estimate of the work.
         elapsed = min([elapsed] + [_timed_block(comm, mpi, op, n) for _ in range(4)])
         iterations.append(max(1, min(max_iterations, int(block_seconds / max(elapsed / n, 1e-9)))))
-    samples = [[] for _ in contenders]
+    samples = [array("d", bytes(8 * rounds)) for _ in contenders]
+    clock = time.perf_counter
+    comm.Barrier()
     for r in range(rounds):
         for j in range(len(contenders)):
             i = (j + r) % len(contenders)  # rotate who goes first
-            samples[i].append(_timed_block(comm, mpi, contenders[i][2], iterations[i]) / iterations[i])
+            op, k = contenders[i][2], iterations[i]
+            start = clock()
+            for _ in range(k):
+                op()
+            samples[i][r] = (clock() - start) / k
+    for per_block in samples:
+        comm.Allreduce(mpi.IN_PLACE, [per_block, mpi.DOUBLE], op=mpi.MAX)
     return [
         {
             "key": key,

@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-TAG = re.compile(r"^\[(\d+),(\d+)\]<(stdout|stderr)>:(.*)$")
+TAG = re.compile(r"\[(\d+),(\d+)\]<(stdout|stderr)>:")
 
 
 # A program for the instances: prints where it runs and POPDIST_LOCAL_INSTANCE_INDEX, then what
@@ -38,14 +38,18 @@ def describe(result):
 
 
 def tagged_streams(text, stream="stdout"):
-    """{rank: [lines]} from mpirun --tag-output text; untagged lines are an error."""
-    per_rank = {}
-    for line in text.splitlines():
-        match = TAG.match(line)
-        check(match is not None, f"untagged output line: {line!r}")
+    """{rank: [lines]} from mpirun --tag-output text. Open MPI tags chunks as its daemons read
+    them, so a line an instance wrote in two pieces can be split by another rank's output
+    (seen under salloc); each piece runs from its tag to the next tag, and a rank's pieces in
+    order make its output."""
+    check(text == "" or TAG.match(text), f"output does not start with a tag: {text[:200]!r}")
+    pieces = {}
+    matches = list(TAG.finditer(text))
+    for match, following in zip(matches, matches[1:] + [None]):
         if match.group(3) == stream:
-            per_rank.setdefault(int(match.group(2)), []).append(match.group(4))
-    return per_rank
+            end = following.start() if following else len(text)
+            pieces.setdefault(int(match.group(2)), []).append(text[match.end():end])
+    return {rank: "".join(parts).splitlines() for rank, parts in pieces.items()}
 
 
 def json_after_header(lines):

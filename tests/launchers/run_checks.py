@@ -46,6 +46,13 @@ def fake_hosts(popdist, testbed):
         check_views(result, 4, 4, 1, ["fake1", "fake2"])
 
 
+def numa_aware(popdist):
+    # Open MPI accepts the NUMA mapping and binding with the planned placement (also oversubscribed).
+    result = run([popdist, "run", "--numa-aware", "--num-instances", "4", "--num-replicas", "8", "--", "sh", "-c",
+                  REPORT], env=popdist_env(popdist))
+    check_views(result, 4, 8, 1, [None])
+
+
 def failing_instance(popdist):
     # Instance 1 fails at once; the others would sleep 30 s: mpirun must tear them down.
     script = 'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; exec sleep 30'
@@ -182,6 +189,8 @@ VALIDATION_CASES = [
     (["--num-instances", "4", "--num-replicas", "4", "--host", "a,b,c", "--", "true"], 2,
      "--num-instances 4 is not divisible by the 3 hosts of --host (a, b, c)"),
     (["--num-instances", "0", "--", "true"], 2, "--num-instances 0: must be at least 1"),
+    (["--num-instances", "4", "--num-replicas", "1", "--", "true"], 2,
+     "--num-replicas 1 is not divisible by --num-instances 4"),
     (["--num-replicas", "-1", "--", "true"], 2, "--num-replicas -1: must be at least 1"),
     (["--ipus-per-replica", "0", "--", "true"], 2, "--ipus-per-replica 0: must be at least 1"),
     (["--bogus", "--", "true"], 2, "--bogus"),
@@ -221,7 +230,7 @@ def validation(popdist):
 
 
 CHECKS = {
-    "single-host": single_host, "fake-hosts": fake_hosts, "failing-instance": failing_instance,
+    "single-host": single_host, "fake-hosts": fake_hosts, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation,
 }

@@ -108,7 +108,7 @@ TEST_CASE("--oversubscribe with more instances than cores or slots on a host", "
 
 TEST_CASE("single host: --mca pml ^cm unless the user chose a pml anywhere", "[command]") {
   auto command_for = [](RunOptions options, MpirunContext context, std::vector<HostSpec> hosts = {}) {
-    const auto plan = popdist::cli::plan_launch(options.num_instances, options.num_replicas, 1, hosts);
+    const auto plan = popdist::cli::plan_launch(options.num_instances, total_replicas(options), 1, hosts);
     return build_mpirun_command(plan, options, context);
   };
   auto has_pml_cm = [](const popdist::cli::MpirunCommand& command) {

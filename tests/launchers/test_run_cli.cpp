@@ -31,7 +31,8 @@ RunOptions parse(std::vector<std::string> args) {
 TEST_CASE("run's options have PopRun's names and defaults", "[cli]") {
   const auto defaults = parse({"--", "prog"});
   CHECK(defaults.num_instances == 1);
-  CHECK(defaults.num_replicas == 1);
+  CHECK_FALSE(defaults.num_replicas.has_value());
+  CHECK(total_replicas(defaults) == 1);
   CHECK(defaults.ipus_per_replica == 1);
   CHECK_FALSE(defaults.print_topology);
   CHECK_FALSE(defaults.dry_run);
@@ -54,6 +55,7 @@ TEST_CASE("run's options have PopRun's names and defaults", "[cli]") {
   CHECK(all.dry_run);
   CHECK(all.verbosity == 2);
   CHECK(all.program == std::vector<std::string>{"prog", "--num-instances", "3", "--"});
+  CHECK(total_replicas(parse({"--num-instances", "4", "--", "p"})) == 4);  // one replica per instance
   CHECK(parse({"--vv", "--", "p"}).verbosity == 2);
   CHECK(parse({"-v", "--", "p"}).verbosity == 1);
   CHECK_FALSE(parse({"--print-topology=no", "--", "p"}).print_topology);

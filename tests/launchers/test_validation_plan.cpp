@@ -41,6 +41,11 @@ TEST_CASE("validate_options: each bad value names the option and the value", "[v
     options.ipus_per_replica = 0;
     CHECK_THROWS_WITH(validate_options(options), "--ipus-per-replica 0: must be at least 1");
   }
+  SECTION("--num-replicas defaults to one per instance") {
+    options.num_instances = 4;
+    CHECK_NOTHROW(validate_options(options));
+    CHECK(popdist::cli::total_replicas(options) == 4);
+  }
   SECTION("replicas not divisible by instances") {
     options.num_instances = 4;
     options.num_replicas = 6;

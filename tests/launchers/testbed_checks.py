@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from launcher_common import (REPORT, check, check_views, describe, device_id, json_after_header, main,
                              mpi_test_environment, run)
@@ -166,8 +167,10 @@ def hydra_fake_hosts(popdist, testbed):
     agent = os.path.join(testbed, "fake_rsh.sh")
     if not os.path.exists(agent):
         skip(f"the testbed {testbed} (fake_rsh.sh) is absent")
-    views, hosts_of = hydra_views([HYDRA, "-launcher", "ssh", "-launcher-exec", agent, "-hosts", "hostA:3,hostB:1",
-                                   "-n", "4", "-prepend-rank", "sh", "-c", REPORT], env)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp  # the fake hosts' directories go away with the test
+        views, hosts_of = hydra_views([HYDRA, "-launcher", "ssh", "-launcher-exec", agent, "-hosts",
+                                       "hostA:3,hostB:1", "-n", "4", "-prepend-rank", "sh", "-c", REPORT], env)
     check_layout_views(views, hosts_of, [3, 1], "mpich", node_index=False)
     check(sorted(set(hosts_of.values())) == ["hostA", "hostB"], f"hosts {hosts_of}")
 

@@ -175,3 +175,29 @@ TEST_CASE("MPI.registry: lookups from several threads", "[registry][threads]") {
   for (const auto count : good) CHECK(count == 2000);
   CHECK(everyone(true));
 }
+
+TEST_CASE("MPI.registry: collectives on different sets from two threads", "[registry][threads]") {
+  popdist::init();
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  const auto n = world_size();
+  const auto everybody = all_instances(n);
+  popdist::register_communicator(everybody, "second-world");
+  if (provided == MPI_THREAD_MULTIPLE) {
+    // Each thread's sequence is the same on every rank, and the two threads use different
+    // communicators (the root scope's and the registered set's): legal under MULTIPLE.
+    int done_root = 0;
+    int done_set = 0;
+    std::thread root([&] {
+      for (int i = 0; i < 200; ++i, ++done_root) popdist::synchronize();
+    });
+    std::thread set([&] {
+      for (int i = 0; i < 200; ++i, ++done_set) popdist::synchronize("second-world");
+    });
+    root.join();
+    set.join();
+    CHECK(done_root == 200);
+    CHECK(done_set == 200);
+  }
+  CHECK(everyone(true));
+}

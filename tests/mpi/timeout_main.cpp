@@ -4,21 +4,25 @@
 //  - the set is abandoned: a later synchronize over it is an error on every instance, at once;
 //  - a timed synchronize over a set whose communicator does not exist yet is bounded as well;
 //  - and the job still finalizes and exits (ctest's TIMEOUT would catch a hang).
-// Run with 2 or more ranks.
+// Run with 2 or more ranks. With --from-environment the timeout is not passed: it comes from
+// POPDIST_SYNC_TIMEOUT (set it to 0.5).
 #include <chrono>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "fault_main_support.hpp"
 
 using namespace popdist_test;
 
-int main() {
+int main(int argc, char** argv) {
+  const bool from_environment = argc > 1 && std::string(argv[1]) == "--from-environment";
   popdist::init();
   Verdict verdict;
   const int n = popdist::num_instances();
   const int me = popdist::instance_index();
   const int late = n - 1;
-  const auto timeout = popdist::Seconds(0.5);
+  const auto timeout = from_environment ? std::optional<popdist::Seconds>() : popdist::Seconds(0.5);
 
   // 1. The root scope.
   if (me == late) std::this_thread::sleep_for(std::chrono::milliseconds(1500));

@@ -88,8 +88,15 @@ def test_stubs_ship_with_the_package():
     from pathlib import Path
 
     package = Path(popdist.__file__).parent
+    import ast
+
     for name in ("__init__.pyi", "_core.pyi", "_mpi.pyi", "py.typed"):
         assert (package / name).is_file(), name
+    stubbed = {node.name for node in ast.parse((package / "__init__.pyi").read_text()).body
+               if isinstance(node, ast.FunctionDef)}
+    functions = {name for name in popdist.__all__ if callable(getattr(popdist, name)) and not isinstance(
+        getattr(popdist, name), type)}
+    assert functions <= stubbed, functions - stubbed
 
 
 def test_star_import_does_not_shadow_builtins():

@@ -14,11 +14,12 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       "Example: popdist run --num-instances 2 --num-replicas 4 --host node[0-1] -- python3 train.py\n"
       "Starts one mpirun; every instance gets POPDIST_NUM_TOTAL_REPLICAS, POPDIST_NUM_LOCAL_REPLICAS,\n"
       "POPDIST_REPLICA_INDEX_OFFSET, POPDIST_NUM_IPUS_PER_REPLICA, POPDIST_UNIFORM_REPLICAS_PER_INSTANCE\n"
-      "and POPDIST_LOCAL_INSTANCE_INDEX. Inside a Slurm allocation the allocation's nodes are the hosts.");
+      "and POPDIST_LOCAL_INSTANCE_INDEX. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
+      "Exit status: the job's (non-zero when any instance failed); 2 usage error; 127 mpirun not on PATH.");
   sub.add_option("--num-instances", options.num_instances, "The number of instances (processes)")
       ->capture_default_str();
-  sub.add_option("--num-replicas", options.num_replicas, "The total number of replicas, divided evenly among instances")
-      ->capture_default_str();
+  sub.add_option("--num-replicas", options.num_replicas,
+                 "The total number of replicas, divided evenly among instances [default: one per instance]");
   sub.add_option("--ipus-per-replica", options.ipus_per_replica, "The number of devices (IPUs) per replica")
       ->capture_default_str();
   auto* host = sub.add_option("-H,--host", options.host_lists,

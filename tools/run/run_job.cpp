@@ -51,7 +51,7 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     validate_options(options);
     const HostSelection selection = select_hosts(options, env);
     validate_hosts(options, selection.hosts, selection.source);
-    plan = plan_launch(options.num_instances, options.num_replicas, options.ipus_per_replica, selection.hosts);
+    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection.hosts);
     if (options.verbosity >= 1) {
       say(selection.hosts.empty()
               ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"

@@ -1,6 +1,8 @@
 #pragma once
 // What the user asked `popdist run` for: the parsed command line, before any validation.
-// Defaults are PopRun's (1 instance, 1 replica, 1 device per replica).
+// Defaults are PopRun's (1 instance, 1 device per replica), except that the number of replicas
+// defaults to one per instance (PopRun's 1 when there is one instance), so that
+// `popdist run --num-instances 4 -- prog` works without a --num-replicas.
 
 #include <optional>
 #include <string>
@@ -11,7 +13,7 @@ namespace popdist::cli {
 /// The options of `popdist run`, named after PopRun's.
 struct RunOptions {
   int num_instances = 1;
-  int num_replicas = 1;
+  std::optional<int> num_replicas;          ///< unset: one per instance (see total_replicas())
   int ipus_per_replica = 1;
   std::vector<std::string> host_lists;       ///< each --host/-H value (comma lists, brackets, host:slots)
   std::string hostfile;                       ///< --hostfile (exclusive with --host)
@@ -24,5 +26,10 @@ struct RunOptions {
   int verbosity = 0;                          ///< -v 1, -vv 2
   std::vector<std::string> program;           ///< the program and its arguments (after `--`)
 };
+
+/// --num-replicas, or one replica per instance when it was not given.
+[[nodiscard]] inline int total_replicas(const RunOptions& options) {
+  return options.num_replicas.value_or(options.num_instances);
+}
 
 }  // namespace popdist::cli

@@ -25,13 +25,14 @@ void validate_options(const RunOptions& options) {
     throw UsageError("no program to run: put it after '--' (popdist run [options] -- program [args...])");
   }
   require_at_least_one("--num-instances", options.num_instances);
-  require_at_least_one("--num-replicas", options.num_replicas);
+  const int replicas = total_replicas(options);
+  require_at_least_one("--num-replicas", replicas);
   require_at_least_one("--ipus-per-replica", options.ipus_per_replica);
-  if (options.num_replicas % options.num_instances != 0) {
+  if (replicas % options.num_instances != 0) {
     throw UsageError(fmt::format("--num-replicas {} is not divisible by --num-instances {}: every instance drives the "
                                  "same number of replicas (e.g. --num-replicas {})",
-                                 options.num_replicas, options.num_instances,
-                                 (options.num_replicas / options.num_instances + 1) * options.num_instances));
+                                 replicas, options.num_instances,
+                                 (replicas / options.num_instances + 1) * options.num_instances));
   }
   if (!options.host_lists.empty() && !options.hostfile.empty()) {
     throw UsageError(fmt::format("--host and --hostfile '{}' are mutually exclusive: give the hosts one way",

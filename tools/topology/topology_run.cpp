@@ -53,8 +53,11 @@ int print_job(const TopologyOptions& options, std::ostream& out) {
 
 int run_topology(const TopologyOptions& options, std::istream& in, std::ostream& out, std::ostream& err) {
   const auto fail = [&](int status, const std::string& message) {
-    err << "popdist topology: error: " << message << "\n";
-    if (status == exit_usage_error) err << "Run with --help for more information.\n";
+    // One write: under mpirun several instances report at once, and separate writes of the
+    // prefix and the message would interleave.
+    std::string text = "popdist topology: error: " + message + "\n";
+    if (status == exit_usage_error) text += "Run with --help for more information.\n";
+    err << text << std::flush;
     return status;
   };
   try {

@@ -11,6 +11,10 @@ class CustomFailure(Exception):
     pass
 
 
+def test_scope_outside_is_every_instance():
+    assert popdist._mpi.current_scope() == set(range(SIZE))
+
+
 def test_returns_the_result_on_members_and_none_elsewhere():
     members = {0} if SIZE == 1 else {0, SIZE - 1}
     result = popdist.execute_on_instances(members, lambda a, b=0: (popdist.getInstanceIndex(), a + b), 2, b=3)
@@ -31,6 +35,7 @@ def test_bare_synchronize_and_comm_inside_are_scoped_to_the_set():
     members = {0, 1}
 
     def body():
+        assert popdist._mpi.current_scope() == members
         popdist.synchronize()  # over {0, 1} only: would hang if it meant every instance
         scope = popdist.comm()
         return scope.Get_size(), scope.allreduce(popdist.getInstanceIndex())

@@ -1,4 +1,5 @@
-"""Replica grouping communicators under mpirun (one replica per instance here)."""
+"""Replica grouping communicators under mpirun (one replica per instance here, so replica r lives
+on instance r): every valid grouping of the job's replicas."""
 
 import pytest
 
@@ -6,15 +7,23 @@ import popdist
 from mpi_helpers import RANK, SIZE
 
 
-@pytest.mark.skipif(SIZE % 2 != 0, reason=f"needs an even number of ranks (running {SIZE})")
-def test_one_communicator_per_group():
-    grouping = popdist.ReplicaGrouping(SIZE, 2)  # {0,1}, {2,3}, ...
+def valid_groupings(replicas):
+    for size in range(1, replicas + 1):
+        if replicas % size == 0:
+            yield size, 1
+            if 1 < size < replicas:
+                yield size, replicas // size  # stride x size == replicas
+
+
+@pytest.mark.parametrize(("group_size", "stride"), list(valid_groupings(SIZE)))
+def test_one_communicator_per_group(group_size, stride):
+    grouping = popdist.ReplicaGrouping(SIZE, group_size, stride)
     ids = popdist.registerGroupingCommunicators(grouping)
     my_group = grouping.group_of(popdist.getReplicaIndexOffset())
     assert list(ids) == [my_group]
     popdist.synchronize(ids[my_group])
     comm = popdist.comm(ids[my_group])
-    assert sorted(comm.allgather(RANK)) == grouping.instances_hosting(my_group)
+    assert sorted(comm.allgather(RANK)) == grouping.instances_hosting(my_group) == grouping.members(my_group)
 
 
 def test_instances_hosting_under_the_current_topology():
