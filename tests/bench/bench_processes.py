@@ -4,8 +4,8 @@ contender per round) with medians, printed as JSON lines:
 - interpreter start-up: `import popdist; popdist.getInstanceIndex()` vs `from mpi4py import MPI`
   vs `pass` (the real interpreter, never a pyenv shim: the shim is a shell script);
 - the CLI: `popdist topology` vs `/bin/true`;
-- popdist::init() vs a bare MPI_Init_thread, timed inside the process around the call
-  (singleton and under `mpirun -np 1`).
+- popdist::init() (C++ and Python) vs a bare MPI_Init_thread (C), timed inside the process
+  around the call (singleton and under `mpirun -np 1`).
 
 Needs nothing but the standard library: fork/exec + wait, timed with perf_counter.
     python tests/bench/bench_processes.py --bench-dir BUILD/tests/bench --cli BUILD/tools/popdist
@@ -19,6 +19,17 @@ import statistics
 import subprocess
 import sys
 import time
+
+
+# Python's popdist.init() timed inside the process, like init_popdist.cpp (it includes loading
+# popdist._mpi, hence libmpi: that is what a Python user pays).
+PY_INIT = """import json, time, popdist
+start = time.perf_counter()
+popdist.init()
+elapsed = time.perf_counter() - start
+if popdist.getInstanceIndex() == 0:
+    print(json.dumps({"init_us": elapsed * 1e6}))
+"""
 
 
 def run_timed(argv, env):
@@ -128,6 +139,7 @@ def main():
         1,
         interleave(
             [("popdist_init", "popdist::init() (singleton)", [init_popdist]),
+             ("py_popdist_init", "Python popdist.init() (singleton)", [py, "-c", PY_INIT]),
              ("mpi_init_thread", "MPI_Init_thread (singleton)", [init_raw])],
             init_rounds,
             run_reported,
@@ -141,6 +153,7 @@ def main():
         1,
         interleave(
             [("popdist_init", "popdist::init() (mpirun -np 1)", mpirun + [init_popdist]),
+             ("py_popdist_init", "Python popdist.init() (mpirun -np 1)", mpirun + [py, "-c", PY_INIT]),
              ("mpi_init_thread", "MPI_Init_thread (mpirun -np 1)", mpirun + [init_raw])],
             init_rounds,
             run_reported,

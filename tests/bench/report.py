@@ -73,6 +73,8 @@ ROWS = [
     Row("process: popdist topology", "cli_topology", "popdist_topology", "true", Target("below", 10_000)),
     Row("in-process: popdist::init(), singleton", "init_singleton", "popdist_init", "mpi_init_thread"),
     Row("in-process: popdist::init(), mpirun -np 1", "init_mpirun", "popdist_init", "mpi_init_thread"),
+    Row("in-process: Python popdist.init(), singleton", "init_singleton", "py_popdist_init", "mpi_init_thread"),
+    Row("in-process: Python popdist.init(), mpirun -np 1", "init_mpirun", "py_popdist_init", "mpi_init_thread"),
 ]
 
 

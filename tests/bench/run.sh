@@ -30,6 +30,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yi
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=^cm
 export OMPI_MCA_rmaps_base_oversubscribe=1
 mpirun=(mpirun --oversubscribe --bind-to none)
+# A default timeout would make every synchronize() the timed kind; logging would time spdlog.
+unset POPDIST_SYNC_TIMEOUT POPDIST_LOG_LEVEL
 
 echo "== build (Release, $build)" >&2
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOPDIST_BUILD_BENCHMARKS=ON \
@@ -52,8 +54,9 @@ step() {
   local name=$1
   shift
   echo "== $name" >&2
-  local status=0
+  local status=0 started=$SECONDS
   timeout 300 "$@" >>"$results" || status=$?
+  echo "   ($((SECONDS - started)) s)" >&2
   if ((status)); then
     echo "run.sh: $name failed (exit $status); its rows will say 'no figure'" >&2
     failures=$((failures + 1))

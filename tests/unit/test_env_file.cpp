@@ -3,7 +3,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -69,7 +72,9 @@ TEST_CASE("env_file.invalid names are rejected with the line", "[env_file]") {
 }
 
 TEST_CASE("env_file.read_env_file reads a file and names an unreadable path", "[env_file]") {
-  const std::string path = "popdist_unit_env_file.env";
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("popdist_unit_env_file." + std::to_string(::getpid()) + ".env"))
+          .string();
   {
     std::ofstream out(path);
     out << "PMI_RANK=2\nPMI_SIZE=3\n";
