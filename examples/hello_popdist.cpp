@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <optional>
 #include <string>
 
 int main() {

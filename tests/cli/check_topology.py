@@ -16,6 +16,7 @@ Options:
     --stdout REGEX     standard output must match (repeatable: every one must match)
     --stderr REGEX     standard error must match (repeatable)
     --no-stdout        standard output must be empty
+    --count N:REGEX    exactly N lines of standard output match REGEX (repeatable)
     --stdin FILE       feed FILE to the command's standard input
     --timeout S        give up after S seconds (default 60)
 
@@ -165,6 +166,7 @@ def main():
     parser.add_argument("--stdout", action="append", default=[])
     parser.add_argument("--stderr", action="append", default=[])
     parser.add_argument("--no-stdout", action="store_true")
+    parser.add_argument("--count", action="append", default=[])
     parser.add_argument("--stdin")
     parser.add_argument("--timeout", type=float, default=60)
     parser.add_argument("expect", nargs="*")
@@ -187,6 +189,11 @@ def main():
     for pattern in args.stderr:
         if not re.search(pattern, err, re.M):
             fail(f"standard error does not match /{pattern}/")
+    for spec in args.count:
+        number, _, pattern = spec.partition(":")
+        matching = [line for line in out.splitlines() if re.search(pattern, line)]
+        if len(matching) != int(number):
+            fail(f"{len(matching)} lines of standard output match /{pattern}/, expected {number}")
     if args.no_stdout and out:
         fail("standard output is not empty")
 
