@@ -14,6 +14,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 
 #include "interleaved.hpp"
 #include "popdist/popdist.hpp"
+#include "raw_timed_barriers.hpp"
 
 namespace {
 
@@ -77,14 +79,22 @@ Comparison synchronize_subset(int ranks) {
           ranks == 2 ? "the pair is every instance" : ""};
 }
 
-Comparison synchronize_timeout() {
+Comparison synchronize_timeout(MPI_Comm raw_comm) {
   const popdist::Seconds timeout{60.0};
+  // The raw timed barriers run on a communicator of their own, so that their messages never
+  // meet popdist's.
+  auto ibarrier = std::make_shared<popdist_bench::IbarrierPoll>(raw_comm, timeout.count());
+  auto point_to_point = std::make_shared<popdist_bench::PointToPointPoll>(raw_comm, timeout.count());
   return {"sync_timeout",
           MPI_COMM_WORLD,
           Clock::Wall,
           {Contender{"with_timeout", "popdist::synchronize(timeout=60s)",
                      [timeout] { popdist::synchronize("", {}, timeout); }},
-           Contender{"without_timeout", "popdist::synchronize()", [] { popdist::synchronize(); }}},
+           Contender{"without_timeout", "popdist::synchronize()", [] { popdist::synchronize(); }},
+           Contender{"raw_p2p_poll", "raw Isend/Irecv to all + MPI_Testall poll",
+                     [point_to_point] { (*point_to_point)(); }},
+           Contender{"raw_ibarrier_poll", "raw MPI_Ibarrier + MPI_Test poll", [ibarrier] { (*ibarrier)(); }},
+           Contender{"mpi_barrier", "MPI_Barrier", [raw_comm] { MPI_Barrier(raw_comm); }}},
           ""};
 }
 
@@ -188,7 +198,7 @@ int main(int argc, char** argv) {
     MPI_Comm dup_of_world = MPI_COMM_NULL;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup_of_world);
     const std::vector<Comparison> comparisons{synchronize_world(dup_of_world), synchronize_subset(ranks),
-                                              synchronize_timeout(), cached_registration(all),
+                                              synchronize_timeout(dup_of_world), cached_registration(all),
                                               execute_on_instances(all), detection()};
     if (!profiled.empty()) {
       profile(comparisons, profiled, iterations);

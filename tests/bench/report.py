@@ -54,6 +54,9 @@ ROWS = [
     Row("C++ synchronize(id), subset {0,1}", "sync_subset", "popdist_id", "mpi_barrier_native", RATIO_105),
     Row("C++ synchronize(participants), subset {0,1}", "sync_subset", "popdist_set", "mpi_barrier_native", RATIO_105),
     Row("C++ synchronize(timeout) vs without", "sync_timeout", "with_timeout", "without_timeout", Target("ratio", 1.5)),
+    Row("C++ synchronize(timeout) vs same protocol, bare", "sync_timeout", "with_timeout", "raw_p2p_poll"),
+    Row("raw: timed p2p protocol, bare, vs MPI_Barrier", "sync_timeout", "raw_p2p_poll", "mpi_barrier"),
+    Row("raw: MPI_Ibarrier + MPI_Test vs MPI_Barrier", "sync_timeout", "raw_ibarrier_poll", "mpi_barrier"),
     Row("C++ register_communicator, first time", "register_first", "popdist", "mpi_comm_create_group"),
     Row("C++ register_communicator(set), cached", "register_cached", "by_set", None, Target("below", 1.0)),
     Row("C++ register_communicator(set, id), cached", "register_cached", "by_id", None, Target("below", 1.0)),
@@ -181,6 +184,10 @@ def main():
     print(text)
     print()
     print(f"{passes} PASS, {misses} MISS (targets are goals to judge changes by, not assertions)")
+    notes = sorted({(group, ranks, figure["note"]) for (group, ranks, _), figure in figures.items() if figure.get("note")})
+    if notes:
+        print()
+        print("notes: " + "; ".join(f"{group} at {ranks} rank(s): {note}" for group, ranks, note in notes))
 
 
 if __name__ == "__main__":

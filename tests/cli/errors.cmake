@@ -65,3 +65,9 @@ popdist_cli_test(live.openmpi
 popdist_cli_test(live.singleton
   EXPECT launcher=singleton instance_index=0 num_instances=1 popdist_env_set=false warnings=[]
   COMMAND env -i ${popdist} topology --json)
+# Without --all nothing starts MPI: with a PML that does not exist, MPI_Init would fail (as
+# `popdist topology --all` does in this environment), but plain `popdist topology` succeeds.
+popdist_cli_test(live.no_mpi_without_all
+  EXPECT launcher=singleton
+  COMMAND env -i OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=no_such_pml
+              ${popdist} topology --json)

@@ -29,7 +29,7 @@ std::function<int()> add_topology_command(CLI::App& app) {
   command->footer(
       "Exit status: 0 success; 2 usage error (including an unreadable or malformed --env-file); "
       "3 invalid environment or inconsistent job (the error names the variable or the instances); "
-      "1 any other failure.");
+      "1 any other failure.\n");
   return [options] { return topology_cmd::run_topology(*options, std::cin, std::cout, std::cerr); };
 }
 

@@ -112,3 +112,37 @@ def test_init_raises_topology_error_when_instances_disagree():
     for instance in (0, 1):
         assert f"instance {instance}: TopologyError:" in result.stdout, result.stdout
     assert "accepted" not in result.stdout
+
+
+# --- the multi-rank pytest harness itself (tests/python/mpi/conftest.py) ------------------------
+
+FAILING_TESTS = '''
+import time
+from mpi4py import MPI
+
+def test_fails_on_one_rank():
+    if MPI.COMM_WORLD.Get_rank() == 1:
+        assert False, "deliberate failure on rank 1"
+    MPI.COMM_WORLD.Barrier()  # rank 0 waits here for a rank that will never come
+
+def test_hangs_on_one_rank():
+    if MPI.COMM_WORLD.Get_rank() == 1:
+        time.sleep(600)
+    MPI.COMM_WORLD.Barrier()
+'''
+
+
+@pytest.mark.parametrize(("test", "expected"), [
+    ("test_fails_on_one_rank", ["[rank 1/2] FAILED", "deliberate failure on rank 1"]),
+    ("test_hangs_on_one_rank", ["Timeout (0:00:0", "test_hangs_on_one_rank"]),
+])
+def test_multi_rank_harness_reports_a_one_rank_failure_and_never_hangs(tmp_path, test, expected):
+    for name in ("conftest.py", "mpi_helpers.py"):
+        shutil.copy(Path(__file__).resolve().parents[1] / "mpi" / name, tmp_path / name)
+    (tmp_path / "test_failing.py").write_text(FAILING_TESTS)
+    result = mpirun(2, "-m", "mpi4py", "-m", "pytest", "-p", "no:cacheprovider", "--capture=sys", "-q",
+                    "--rootdir", tmp_path, "-c", os.devnull, f"{tmp_path / 'test_failing.py'}::{test}",
+                    timeout=90, POPDIST_TEST_TIMEOUT="5")
+    assert result.returncode != 0
+    for text in expected:
+        assert text in result.stderr, result.stdout + result.stderr

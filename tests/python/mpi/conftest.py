@@ -10,6 +10,7 @@ rank that is stuck, which makes mpirun end the job.
 """
 
 import faulthandler
+import os
 import sys
 
 import pytest
@@ -19,7 +20,8 @@ import popdist
 
 from mpi_helpers import RANK, SIZE, STARTUP
 
-TEST_TIMEOUT_SECONDS = 30
+# Per-test watchdog (seconds); POPDIST_TEST_TIMEOUT overrides it (the launch suite tests the watchdog itself).
+TEST_TIMEOUT_SECONDS = float(os.environ.get("POPDIST_TEST_TIMEOUT", "60"))
 
 
 @pytest.fixture(scope="session", autouse=True)
