@@ -193,6 +193,13 @@ void learn_host(detail::RuntimeState& state, detail::InstanceRecord& record) {
 }
 
 void initialize(detail::RuntimeState& state) {
+  // Detect before MPI_Init: a singleton MPI_Init adds PMIX_RANK & co. to the environment, which
+  // is not how the process was launched. A bad environment is reported below, after the
+  // collective steps, so that no other instance is left waiting.
+  try {
+    (void)topology();
+  } catch (const Error&) {
+  }
   start_mpi(state);
 
   // Local checks. A failure here must not leave the others waiting in the allgather: it is

@@ -1,14 +1,16 @@
 // First-time register_communicator vs MPI_Comm_create_group over the same set.
 //
 // A set can be registered for the first time only once per process, so each process offers
-// few samples (see fresh_sets); run.sh runs this several times and report.py pools the samples. Contenders alternate per set (popdist first on even sets,
-// raw first on odd ones); raw creation is repeated since MPI caches nothing.
+// few samples (see fresh_sets); run.sh runs this several times and report.py pools the samples.
+// Contenders alternate per set (popdist first on even sets, raw first on odd ones); the raw
+// creation is done three times per set, since MPI caches nothing.
 // Rank 0 prints one JSON line per sample.
 
 #include <mpi.h>
 
 #include <cstdio>
 #include <exception>
+#include <string>
 #include <vector>
 
 #include "interleaved.hpp"
@@ -20,8 +22,8 @@ using popdist_bench::Clock;
 using popdist_bench::json_string;
 using popdist_bench::now_seconds;
 
-/// Every subset of two or more instances except "all" (which init() creates). At 2 ranks that
-/// leaves nothing, so there the fresh sets are the two 1-member sets (each rank creates its own).
+/// Every subset of two or more instances except "all" (init() creates that one). At 2 ranks
+/// that leaves nothing, so there the fresh sets are the two 1-member sets.
 std::vector<popdist::InstanceSet> fresh_sets(int n) {
   std::vector<popdist::InstanceSet> sets;
   const std::size_t smallest = n == 2 ? 1 : 2;
@@ -34,7 +36,7 @@ std::vector<popdist::InstanceSet> fresh_sets(int n) {
   return sets;
 }
 
-/// Wall time of `op` on this rank, then the slowest rank's (non-members contribute ~0).
+/// Wall time of `op`, the slowest rank's (non-members contribute ~0).
 template <class Op>
 double slowest(Op&& op) {
   MPI_Barrier(MPI_COMM_WORLD);  // align the start; outside the timing
@@ -57,12 +59,6 @@ void create_group_raw(MPI_Comm parent, const popdist::InstanceSet& set, int rank
   MPI_Comm_free(&comm);
   MPI_Group_free(&group);
   MPI_Group_free(&parent_group);
-}
-
-std::string fmt(const char* pattern, const char* text) {
-  char buffer[128];
-  std::snprintf(buffer, sizeof buffer, pattern, text);
-  return buffer;
 }
 
 void print_sample(int ranks, const char* key, const char* label, const popdist::InstanceSet& set, double seconds) {
@@ -104,10 +100,10 @@ int main() {
         run_popdist();
       }
       if (rank == 0) {
-        const char* sets_kind = ranks == 2 ? "new 1-member set" : "new set of 2..n-1";
-        print_sample(ranks, "popdist", fmt("register_communicator(%s)", sets_kind).c_str(), set, popdist_s);
+        const std::string sets_kind = ranks == 2 ? "(new 1-member set)" : "(new set of 2..n-1)";
+        print_sample(ranks, "popdist", ("register_communicator" + sets_kind).c_str(), set, popdist_s);
         for (double s : raw_s)
-          print_sample(ranks, "mpi_comm_create_group", fmt("MPI_Comm_create_group(%s)", sets_kind).c_str(), set, s);
+          print_sample(ranks, "mpi_comm_create_group", ("MPI_Comm_create_group" + sets_kind).c_str(), set, s);
       }
     }
     std::fflush(stdout);

@@ -17,7 +17,6 @@
 #include <mpi.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <functional>
@@ -92,6 +91,10 @@ inline std::vector<Figure> run_interleaved(MPI_Comm comm, const std::vector<Cont
   // millisecond, then choose K so that its blocks last about block_seconds. Per-contender K keeps
   // blocks of equal duration when the contenders differ widely (a gloo barrier vs an MPI one).
   // The elapsed times are MAX-reduced, so every rank computes the same K.
+  // Reading the thread CPU clock is a system call (~0.5 µs, the wall clock's is not): longer
+  // blocks keep it under 1% of a block.
+  const double block_seconds =
+      options.clock == Clock::ThreadCpu ? std::max(options.block_seconds, 200e-6) : options.block_seconds;
   std::vector<long> iterations(contenders.size(), 1);
   for (std::size_t i = 0; i < contenders.size(); ++i) {
     long n = 1;
@@ -102,7 +105,7 @@ inline std::vector<Figure> run_interleaved(MPI_Comm comm, const std::vector<Cont
     for (int repeat = 0; repeat < 4; ++repeat)
       elapsed = std::min(elapsed, timed_block(comm, options.clock, contenders[i].op, n));
     const double per_iteration = std::max(elapsed / static_cast<double>(n), 1e-9);
-    iterations[i] = std::clamp(static_cast<long>(options.block_seconds / per_iteration), 1L, options.max_iterations);
+    iterations[i] = std::clamp(static_cast<long>(block_seconds / per_iteration), 1L, options.max_iterations);
   }
   MPI_Bcast(iterations.data(), static_cast<int>(iterations.size()), MPI_LONG, 0, comm);  // belt and braces
 

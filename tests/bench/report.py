@@ -48,6 +48,9 @@ class Row:
 
 RATIO_105 = Target("ratio", 1.05)
 ROWS = [
+    # A/A: the same operation twice under two names; how far from 1.00x it lands is the noise floor.
+    Row("noise floor: MPI_Barrier vs MPI_Barrier", "sync_world", "mpi_barrier_native", "mpi_barrier_dup"),
+    Row("noise floor: mpi4py Barrier vs Barrier", "py_sync", "mpi4py_native", "mpi4py_world"),
     # C++, in one process under mpirun (bench_runtime.cpp, bench_first_registration.cpp)
     Row("C++ synchronize(), all instances", "sync_world", "popdist", "mpi_barrier_native", RATIO_105),
     Row("C++ synchronize(), all instances", "sync_world", "popdist", "mpi_barrier_dup", RATIO_105),
@@ -84,8 +87,10 @@ ROWS = [
 def format_us(us):
     if us >= 1000:
         return f"{us / 1000:.1f} ms"
-    if us >= 10:
+    if us >= 100:
         return f"{us:.0f} µs"
+    if us >= 10:
+        return f"{us:.1f} µs"
     if us >= 1:
         return f"{us:.2f} µs"
     return f"{us * 1000:.0f} ns"
@@ -139,7 +144,7 @@ def describe_figure(figure):
 
 def table(figures):
     ranks_present = sorted({ranks for (_, ranks, _) in figures})
-    header = ["ranks", "benchmark", "popdist", "baseline", "ratio", "target", "result"]
+    header = ["ranks", "benchmark", "measured (popdist)", "baseline", "ratio", "target", "result"]
     lines = []
     for row in ROWS:
         for ranks in ranks_present:
@@ -153,6 +158,9 @@ def table(figures):
                               f"skipped: {reason}"])
                 continue
             ratio = f"{mine['median_us'] / base['median_us']:.2f}x" if base else "—"
+            if base and row.target and row.target.kind == "within":
+                difference = mine["median_us"] - base["median_us"]
+                ratio += f" ({'+' if difference >= 0 else '-'}{format_us(abs(difference))})"
             baseline = f"{base['label']}: {describe_figure(base)}" if base else "—"
             result = "—"
             if row.target:
@@ -177,6 +185,8 @@ def main():
     print(f"popdist benchmarks, {start.get('date', 'date unknown')}")
     print(f"machine: {os.cpu_count()} CPUs (nproc {start.get('nproc', '?')}), {cpu_model()}; "
           f"load average at start {start.get('loadavg', '?')}, at end {load_now}")
+    if "package" in start:
+        print(f"Python package: {start['package']}; interpreter {start.get('python', '?')}")
     print("medians of interleaved blocks (C++/Python: per call, wall time of the slowest rank; cached registration and "
           "detect: thread CPU time); 4 ranks are oversubscribed on 2 cores; n = blocks or runs")
     print()

@@ -7,7 +7,7 @@
 #
 # - the C++ benchmarks are built in Release in a build dir of their own;
 # - the Python benchmarks use the installed package (`pip install .`); it is installed here if
-#   `import popdist` fails, or always with --pip-install (do that after changing the sources);
+#   `import popdist._mpi` fails, or always with --pip-install (do that after changing the sources);
 # - every in-MPI benchmark runs at 2 and 4 ranks (4 is oversubscribed on a 2-core machine);
 # - raw results go to <build-dir>/bench-results.jsonl (JSON lines), the table to stdout.
 set -euo pipefail
@@ -39,13 +39,16 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPOPDIST_BUILD_BENCH
 cmake --build "$build" --target popdist_benchmarks -j 2 >&2
 bench=$build/tests/bench
 
-if ((pip_install)) || ! "$python" -c "import popdist" 2>/dev/null; then
+if ((pip_install)) || ! "$python" -c "import popdist._mpi" 2>/dev/null; then
   echo "== pip install . (the Python package the Python benchmarks use)" >&2
   "$python" -m pip install -q --disable-pip-version-check .
 fi
 
-printf '{"meta": {"date": "%s", "nproc": %d, "loadavg": "%s", "python": "%s"}}\n' \
-  "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$python" >"$results"
+# Which package the Python figures are of (a stale install is the usual surprise).
+package=$("$python" -c 'import os, time, popdist, popdist._mpi as m
+print(os.path.dirname(popdist.__file__), "built", time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(os.path.getmtime(m.__file__))))')
+printf '{"meta": {"date": "%s", "nproc": %d, "loadavg": "%s", "python": "%s", "package": "%s"}}\n' \
+  "$(date -u '+%Y-%m-%d %H:%M UTC')" "$(nproc)" "$(cut -d' ' -f1-3 /proc/loadavg)" "$python" "$package" >"$results"
 
 failures=0
 # Runs one benchmark, appending its JSON lines; a failing benchmark leaves "no figure" rows in
