@@ -7,7 +7,7 @@ registerCommunicator(), execute_on_instances() and comm(). Framework helpers liv
 ``popdist.popart``, ``popdist.poptorch`` and ``popdist.tensorflow`` (import them explicitly).
 """
 
-from . import _core
+from . import _api, _core
 from ._api import (
     checkNumIpusPerReplica,
     comm,
@@ -60,26 +60,5 @@ __all__ = [
     "Topology",
     "TopologyError",
     "UsageError",
-    "checkNumIpusPerReplica",
-    "comm",
-    "detect",
-    "execute_on_instances",
-    "finalize",
-    "getDeviceId",
-    "getInstanceIndex",
-    "getLocalDeviceOrdinals",
-    "getLocalInstanceIndex",
-    "getNumInstances",
-    "getNumIpusPerReplica",
-    "getNumLocalReplicas",
-    "getNumTotalReplicas",
-    "getReplicaIndexOffset",
-    "init",
-    "isBackendInitialized",
-    "isPopdistEnvSet",
-    "isUniformReplicasPerInstance",
-    "registerCommunicator",
-    "registerGroupingCommunicators",
-    "synchronize",
-    "topology",
+    *_api.__all__,
 ]
