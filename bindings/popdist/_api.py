@@ -5,6 +5,7 @@ Two extension modules back it (DESIGN.md 9): ``_core`` (no MPI; loaded by ``impo
 detection from the process environment until init(), and ``_mpi``'s (refined by MPI) after it.
 """
 
+import functools
 import math
 import operator
 import sys
@@ -139,13 +140,27 @@ def getLocalDeviceOrdinals():
 
 
 def _backend():
-    """popdist._mpi, imported on first use (this is where libmpi gets loaded)."""
-    global _mpi
+    """popdist._mpi, imported on first use (this is where libmpi gets loaded). Also binds the hot
+    entry points of synchronize() to the module's functions, so that after the first call they
+    cost one global lookup."""
+    global _mpi, _synchronize_scope, _synchronize_named
     if _mpi is None:
         from . import _mpi as module
 
+        _synchronize_scope = module.synchronize_scope
+        _synchronize_named = module.synchronize_named
+        synchronize.fast = module.synchronize_scope
         _mpi = module
     return _mpi
+
+
+# Until _backend() rebinds them: load _mpi, then call the real function.
+def _synchronize_scope():
+    return _backend().synchronize_scope()
+
+
+def _synchronize_named(communicator_id):
+    return _backend().synchronize_named(communicator_id)
 
 
 def init():
@@ -235,7 +250,12 @@ def registerCommunicator(participants, communicator_id=""):
     _backend().register_communicator(members, name)
 
 
-def synchronize(communicator_id="", participants=frozenset(), timeout=None):
+# synchronize()'s defaults, compared by identity on its hot path (CPython has one empty str).
+_NO_ID = ""
+_NO_PARTICIPANTS = frozenset()
+
+
+def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=None):
     """A barrier.
 
     No arguments: over the current scope (all instances, or the set of the enclosing
@@ -244,6 +264,13 @@ def synchronize(communicator_id="", participants=frozenset(), timeout=None):
     unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
     bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
     """
+    # The hot path (benchmarked against mpi4py's Barrier(), issue 6): no arguments, or an id only,
+    # need no checks beyond these identity tests and go straight to a dedicated binding.
+    if participants is _NO_PARTICIPANTS and timeout is None:
+        if communicator_id is _NO_ID:
+            return _synchronize_scope()
+        if type(communicator_id) is str:
+            return _synchronize_named(communicator_id)
     members = _instance_set("participants", participants)
     seconds = None
     if timeout is not None:
@@ -258,12 +285,24 @@ def synchronize(communicator_id="", participants=frozenset(), timeout=None):
     _backend().synchronize(name, members, seconds)
 
 
+# Called without arguments, popdist.synchronize() skips even the Python frame above: a
+# FastPathFunction calls `fast` (the binding, once _backend() has loaded it) directly, and the
+# function above with any argument. It keeps the function's name, docstring and signature.
+synchronize = functools.update_wrapper(_core.FastPathFunction(_synchronize_scope, synchronize), synchronize)
+
+
 def execute_on_instances(instances, func, *args, **kwargs):
     """Runs ``func(*args, **kwargs)`` on the members of ``instances`` only and returns its result
     there (None elsewhere). Collectives inside func (a bare synchronize(), nested calls) are scoped
     to that set. If func raises on a member, that member re-raises its own exception and the other
     members raise :class:`popdist.RemoteExecutionError` naming the instance, the exception type and
     its message: nobody is left waiting."""
+    if _mpi is not None:
+        # Hot path: the binding checks the arguments itself before any MPI (a set, list or tuple
+        # of plain ints directly, anything else through _instance_set, which names bad values).
+        return _mpi.execute_on_instances(instances, func, args, kwargs)
+    # Without _mpi nothing can be initialized yet: check here so that a bad argument is reported
+    # without loading libmpi; the binding then reports that init() is missing.
     members = _instance_set("instances", instances)
     if not callable(func):
         raise UsageError(f"execute_on_instances: func must be callable, got {func!r}")

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "fast_path_function.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
@@ -53,6 +54,8 @@ PYBIND11_MODULE(_core, m) {
   popdist::python::register_exception_translator();
 
   m.attr("__version__") = popdist::version();
+  // For popdist.synchronize(): no arguments -> the MPI module's barrier without a Python frame.
+  popdist::python::add_fast_path_function_type(m);
 
   m.def(
       "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },

@@ -9,11 +9,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <exception>
+#include <limits>
 #include <optional>
 #include <set>
 #include <string>
 #include <typeinfo>
+#include <vector>
 
 #include "errors.hpp"
 #include "popdist/error.hpp"
@@ -81,6 +84,170 @@ py::object to_mpi4py(MPI_Comm comm) {
   return py::reinterpret_steal<py::object>(object);
 }
 
+// The GIL released for a blocking call, as a scope (PyEval_SaveThread/RestoreThread directly: the
+// hot paths are measured against mpi4py's `with nogil`, which compiles to the same two calls).
+// Reacquired re-takes it inside that scope, e.g. to run a Python function between MPI calls.
+class ReleasedGil {
+ public:
+  ReleasedGil() : state_(PyEval_SaveThread()) {}
+  ~ReleasedGil() { PyEval_RestoreThread(state_); }
+  ReleasedGil(const ReleasedGil&) = delete;
+  ReleasedGil& operator=(const ReleasedGil&) = delete;
+
+  class Reacquired {
+   public:
+    explicit Reacquired(ReleasedGil& released) : released_(released) { PyEval_RestoreThread(released_.state_); }
+    ~Reacquired() { released_.state_ = PyEval_SaveThread(); }
+    Reacquired(const Reacquired&) = delete;
+    Reacquired& operator=(const Reacquired&) = delete;
+
+   private:
+    ReleasedGil& released_;
+  };
+
+ private:
+  PyThreadState* state_;
+};
+
+// Instance indices from Python, sorted: the common shapes (a set, frozenset, list or tuple of
+// plain ints, no duplicates) directly; anything else through the Python layer's checker, which
+// accepts any iterable of integers and names the argument and the offending value otherwise.
+std::vector<int> instance_list(py::handle values, const char* name) {
+  std::vector<int> members;
+  PyTypeObject* type = Py_TYPE(values.ptr());
+  if (type == &PySet_Type || type == &PyFrozenSet_Type || type == &PyList_Type || type == &PyTuple_Type) {
+    members.reserve(static_cast<std::size_t>(PyObject_Length(values.ptr())));
+    bool plain = true;
+    for (py::handle item : values) {
+      int overflow = 0;
+      long index = PyLong_CheckExact(item.ptr()) ? PyLong_AsLongAndOverflow(item.ptr(), &overflow) : -1;
+      if (!PyLong_CheckExact(item.ptr()) || overflow != 0 || index < std::numeric_limits<int>::min() ||
+          index > std::numeric_limits<int>::max()) {
+        plain = false;  // a bool, a numpy integer, a huge int...: let the checker decide
+        break;
+      }
+      members.push_back(static_cast<int>(index));
+    }
+    std::sort(members.begin(), members.end());
+    if (plain && std::adjacent_find(members.begin(), members.end()) == members.end()) return members;
+  }
+  // The checker returns a set of plain ints or raises UsageError naming the value.
+  py::object checked = py::module_::import("popdist._api").attr("_instance_set")(name, values);
+  members.clear();
+  for (py::handle item : checked) {
+    int overflow = 0;
+    long index = PyLong_AsLongAndOverflow(item.ptr(), &overflow);
+    if (index == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
+    if (overflow != 0 || index < std::numeric_limits<int>::min() || index > std::numeric_limits<int>::max()) {
+      throw popdist::UsageError(std::string(name) + ": instance index " + std::string(py::str(item)) +
+                                " is out of range");
+    }
+    members.push_back(static_cast<int>(index));
+  }
+  std::sort(members.begin(), members.end());
+  return members;
+}
+
+// A C++ exception leaving a plain CPython function becomes the Python exception pybind11 would
+// raise for it (this module's translator first: popdist.errors.*). Call from a catch block.
+PyObject* raise_current_exception() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return nullptr;
+}
+
+// The empty arguments of the hot calls, built once rather than per call as default arguments are.
+const std::string no_communicator_id;
+const popdist::InstanceSet no_participants;
+
+// synchronize() with no arguments: the barrier of the current scope. A plain METH_NOARGS function
+// rather than a pybind11 binding: pybind11's dispatcher (argument loading, overload resolution)
+// adds ~15 ns per call (measured on a no-argument binding), a fifth of mpi4py's whole one-rank
+// Barrier(), the benchmark's baseline.
+PyObject* synchronize_scope(PyObject* /*module*/, PyObject* /*unused*/) {
+  try {
+    ReleasedGil released;  // a barrier blocks: other Python threads keep running meanwhile
+    popdist::synchronize(no_communicator_id, no_participants);
+  } catch (...) {
+    return raise_current_exception();
+  }
+  Py_RETURN_NONE;
+}
+
+// synchronize(communicator_id) with an id only (the Python layer passes an exact str).
+PyObject* synchronize_named(PyObject* /*module*/, PyObject* communicator_id) {
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(communicator_id, &length);
+  if (utf8 == nullptr) return nullptr;  // not a str: TypeError
+  try {
+    std::string name(utf8, static_cast<std::size_t>(length));
+    ReleasedGil released;
+    popdist::synchronize(name, no_participants);
+  } catch (...) {
+    return raise_current_exception();
+  }
+  Py_RETURN_NONE;
+}
+
+// execute_on_instances(instances, func, args, kwargs), positional only (the Python layer's
+// wrapper packs *args and **kwargs). Plain CPython too: it is benchmarked against the same shape in
+// mpi4py, and pybind11 would add its dispatch and argument loading to every call.
+PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments, Py_ssize_t count) {
+  if (count != 4 || !PyTuple_Check(arguments[2]) || !PyDict_Check(arguments[3])) {
+    PyErr_SetString(PyExc_TypeError, "execute_on_instances(instances, func, args: tuple, kwargs: dict)");
+    return nullptr;
+  }
+  PyObject* func = arguments[1];
+  PyObject* args = arguments[2];
+  // An empty kwargs dict is passed as NULL: PyObject_Call then skips copying it.
+  PyObject* keywords = PyDict_GET_SIZE(arguments[3]) != 0 ? arguments[3] : nullptr;
+  try {
+    // Checked here, before any MPI: the Python layer hands its arguments over unchecked once
+    // _mpi is loaded (see _api.execute_on_instances).
+    auto members = instance_list(arguments[0], "instances");
+    if (PyCallable_Check(func) == 0) {
+      throw popdist::UsageError("execute_on_instances: func must be callable, got " +
+                                std::string(py::repr(func)));
+    }
+    py::object result = py::none();
+    {
+      // Without the GIL while the runtime waits in MPI; with it while func runs. A Python
+      // exception leaves func as error_already_set (which re-acquires the GIL to release its
+      // state), the runtime tells the other members and rethrows it here unchanged, so the
+      // failing member sees its own exception object.
+      ReleasedGil released;
+      popdist::execute_on_instance_list(
+          members,
+          [&] {
+            ReleasedGil::Reacquired gil(released);
+            PyObject* value = PyObject_Call(func, args, keywords);
+            if (value == nullptr) throw py::error_already_set();
+            result = py::reinterpret_steal<py::object>(value);
+          },
+          describe_failure);
+    }
+    return result.release().ptr();
+  } catch (...) {
+    return raise_current_exception();
+  }
+}
+
+PyMethodDef hot_functions[] = {
+    {"execute_on_instances", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(execute_on_instances)),
+     METH_FASTCALL,
+     "execute_on_instances(instances, func, args, kwargs)\n--\n\n"
+     "Runs func(*args, **kwargs) on the members of instances (scoped to them); None elsewhere."},
+    {"synchronize_scope", synchronize_scope, METH_NOARGS,
+     "synchronize_scope()\n--\n\nA barrier over the current scope (synchronize() without arguments)."},
+    {"synchronize_named", synchronize_named, METH_O,
+     "synchronize_named(communicator_id)\n--\n\nA barrier over the set registered as communicator_id."},
+    {nullptr, nullptr, 0, nullptr}};
+
 }  // namespace
 
 PYBIND11_MODULE(_mpi, m) {
@@ -120,6 +287,9 @@ PYBIND11_MODULE(_mpi, m) {
       },
       py::arg("communicator_id") = "", py::arg("participants") = popdist::InstanceSet{},
       py::arg("timeout") = py::none(), py::call_guard<py::gil_scoped_release>());
+  // The hot paths as plain CPython functions: synchronize() without arguments or with an id only,
+  // and execute_on_instances.
+  if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
   m.def("current_scope", &popdist::current_scope);
   m.def(
       "register_grouping_communicators",
@@ -129,28 +299,6 @@ PYBIND11_MODULE(_mpi, m) {
         return popdist::register_grouping_communicators(grouping);
       },
       py::arg("replication_factor"), py::arg("group_size"), py::arg("stride"));
-  m.def(
-      "execute_on_instances",
-      [](const popdist::InstanceSet& instances, const py::object& func, const py::tuple& args,
-         const py::dict& kwargs) {
-        py::object result = py::none();
-        {
-          // Without the GIL while the runtime waits in MPI; with it while func runs. A Python
-          // exception leaves func as error_already_set (which re-acquires the GIL to release its
-          // state), the runtime tells the other members and rethrows it here unchanged, so the
-          // failing member sees its own exception object.
-          py::gil_scoped_release release;
-          popdist::execute_on_instances(
-              instances,
-              [&] {
-                py::gil_scoped_acquire gil;
-                result = func(*args, **kwargs);
-              },
-              describe_failure);
-        }
-        return result;
-      },
-      py::arg("instances"), py::arg("func"), py::arg("args"), py::arg("kwargs"));
   m.def(
       "comm",
       [](const std::string& communicator_id, const popdist::InstanceSet& participants) -> py::object {

@@ -12,6 +12,7 @@
 
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
+#include "runtime/entry_lookup.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/registry_state.hpp"
 #include "runtime/runtime_state.hpp"
@@ -96,9 +97,16 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
   }
 }
 
-bool run_on(const std::vector<int>& instances, const std::function<void()>& body, const FailureDescriber& describe) {
+/// The set to run on, through the per-thread lookup cache (entry_lookup.hpp).
+template <typename Instances>
+Entry& entry_for(const Instances& instances) {
   detail::require_initialized("execute_on_instances");
-  auto& entry = detail::registry().find_or_add(instances, "", "execute_on_instances");
+  // To the lookup, no id and no instances mean "the current scope"; here they are an error.
+  if (instances.empty()) return detail::registry().find_or_add({}, "", "execute_on_instances");
+  return detail::lookup_entry("", instances, "execute_on_instances");
+}
+
+bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe) {
   if (!entry.is_member) return false;
   if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "execute_on_instances");
   detail::registry().ensure_created(entry);
@@ -119,12 +127,12 @@ bool run_on(const std::vector<int>& instances, const std::function<void()>& body
 
 bool execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,
                           const FailureDescriber& describe) {
-  return run_on({instances.begin(), instances.end()}, body, describe);
+  return run_on(entry_for(instances), body, describe);
 }
 
 bool execute_on_instance_list(const std::vector<int>& instances, const std::function<void()>& body,
                               const FailureDescriber& describe) {
-  return run_on(instances, body, describe);
+  return run_on(entry_for(instances), body, describe);
 }
 
 FailureInfo describe_exception(std::exception_ptr failure) { return default_describe(failure); }

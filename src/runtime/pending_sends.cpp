@@ -6,13 +6,20 @@ namespace popdist::detail {
 
 void PendingSends::send(std::vector<char> bytes, int destination, int tag, MPI_Comm comm) {
   std::lock_guard<std::mutex> guard(mutex_);
-  auto buffer = std::make_unique<std::vector<char>>(std::move(bytes));
+  auto buffer = std::make_shared<const std::vector<char>>(std::move(bytes));
   MPI_Request request = MPI_REQUEST_NULL;
   {
     MpiLock lock;
     check_mpi(MPI_Isend(buffer->data(), static_cast<int>(buffer->size()), MPI_BYTE, destination, tag, comm, &request),
               "MPI_Isend");
   }
+  requests_.push_back(request);
+  buffers_.push_back(std::move(buffer));
+}
+
+void PendingSends::adopt(MPI_Request request, std::shared_ptr<const void> buffer) {
+  if (request == MPI_REQUEST_NULL) return;
+  std::lock_guard<std::mutex> guard(mutex_);
   requests_.push_back(request);
   buffers_.push_back(std::move(buffer));
 }

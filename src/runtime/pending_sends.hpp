@@ -16,6 +16,10 @@ class PendingSends {
  public:
   /// MPI_Isend of `bytes` to `destination` with `tag` on `comm`; the buffer is kept until done.
   void send(std::vector<char> bytes, int destination, int tag, MPI_Comm comm);
+  /// Takes over a send that is already posted (`request`, reading from memory that `buffer`
+  /// keeps alive): the timed synchronize posts its sends from a buffer it reuses every round,
+  /// and hands over only the rare send that has not completed by the end of its round.
+  void adopt(MPI_Request request, std::shared_ptr<const void> buffer);
   /// Forgets the sends that have completed (MPI_Testsome; never blocks).
   void reap();
   /// Releases every send still pending (MPI_Request_free) and keeps their buffers alive until
@@ -25,8 +29,8 @@ class PendingSends {
  private:
   std::mutex mutex_;
   std::vector<MPI_Request> requests_;
-  std::vector<std::unique_ptr<std::vector<char>>> buffers_;
-  std::vector<std::unique_ptr<std::vector<char>>> released_;
+  std::vector<std::shared_ptr<const void>> buffers_;  ///< buffers_[i] is what requests_[i] reads
+  std::vector<std::shared_ptr<const void>> released_;
 };
 
 /// The process-wide pending sends.

@@ -9,6 +9,7 @@
 #include "runtime/pending_sends.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/scope.hpp"
+#include "runtime/timed_barrier.hpp"
 
 namespace popdist::detail {
 
@@ -35,6 +36,7 @@ void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag
   my_instance_ = my_instance;
   tag_ub_ = tag_ub;
   world_comm_ = world;
+  bump_registry_generation();
   std::vector<int> everyone(static_cast<std::size_t>(num_instances));
   for (int i = 0; i < num_instances; ++i) everyone[static_cast<std::size_t>(i)] = i;
   // The root scope (a bare synchronize() outside execute_on_instances) is not a registered set:
@@ -72,7 +74,10 @@ Entry& Registry::add_locked(std::vector<int> members) {
 }
 
 Entry& Registry::find_or_add(const std::vector<int>& participants, const std::string& id, const char* function) {
-  auto members = validated_members(participants, num_instances_, function);
+  return find_or_add_valid(validated_members(participants, num_instances_, function), id, function);
+}
+
+Entry& Registry::find_or_add_valid(std::vector<int> members, const std::string& id, const char* function) {
   std::lock_guard<std::mutex> guard(maps_mutex_);
   if (!id.empty()) {
     if (const auto named = by_id_.find(id); named != by_id_.end()) {
@@ -89,9 +94,11 @@ Entry& Registry::find_or_add(const std::vector<int>& participants, const std::st
     entry = found->second.get();
   } else {
     entry = &add_locked(std::move(members));
+    bump_registry_generation();
   }
   if (!id.empty()) {
     by_id_.emplace(id, entry);
+    bump_registry_generation();
     // The first id a set gets is its name in messages, and the id its creation handshake
     // carries (unless the communicator exists already).
     if (entry->name.front() == '{') entry->name = id;
@@ -159,6 +166,11 @@ void Registry::release_all() noexcept {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const bool usable = mpi_is_usable();
+  bump_registry_generation();
+  // The GAVE_UP receives that timed synchronizes leave posted, before the control communicator
+  // they listen on is freed (finalize() frees it next).
+  for (auto& [members, entry] : by_set_) cancel_timed_receives(*entry, usable);
+  if (root_) cancel_timed_receives(*root_, usable);
   // by_set_ is ordered by the member list, so every instance frees its communicators in the
   // same order (MPI_Comm_free is collective in the standard's terms).
   for (auto& [members, entry] : by_set_) {

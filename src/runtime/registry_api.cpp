@@ -1,10 +1,12 @@
-// The public registry functions (registry.hpp): argument resolution, the non-member policy and
-// the untimed hot path. Creation lives in registry.cpp, the timed protocol in timed_barrier.cpp.
+// The public registry functions (registry.hpp): the non-member policy and the untimed hot path.
+// Finding the set an id or participants name lives in entry_lookup.cpp, creation in
+// registry.cpp, the timed protocol in timed_barrier.cpp.
 #include <fmt/format.h>
 
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
+#include "runtime/entry_lookup.hpp"
 #include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/registry_state.hpp"
@@ -17,18 +19,15 @@ namespace {
 
 using detail::Entry;
 
-std::vector<int> as_list(const InstanceSet& set) { return {set.begin(), set.end()}; }
-
-void register_members(const std::vector<int>& participants, const std::string& id) {
-  detail::require_initialized("register_communicator");
-  auto& entry = detail::registry().find_or_add(participants, id, "register_communicator");
+void register_entry(Entry& entry) {
   if (!entry.is_member) return;  // non-members only learn the name: no MPI call
   if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "register_communicator");
   detail::registry().ensure_created(entry);
 }
 
-Entry& resolve(const std::string& id, const std::vector<int>& participants, const char* function) {
-  return detail::registry().resolve(id, participants, function);
+void register_members(const std::vector<int>& participants, const std::string& id) {
+  detail::require_initialized("register_communicator");
+  register_entry(detail::registry().find_or_add(participants, id, "register_communicator"));
 }
 
 // The barrier itself. Untimed: exactly one MPI_Barrier on the cached communicator (the creation
@@ -55,7 +54,13 @@ MPI_Comm communicator_of(Entry& entry) {
 }  // namespace
 
 void register_communicator(const InstanceSet& participants, const std::string& communicator_id) {
-  register_members(as_list(participants), communicator_id);
+  detail::require_initialized("register_communicator");
+  // Empty participants are an error here (the lookup would take them as "by id" or the scope).
+  if (participants.empty()) {
+    register_members({}, communicator_id);
+    return;
+  }
+  register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"));
 }
 
 void register_communicator_from_list(const std::vector<int>& participants, const std::string& communicator_id) {
@@ -87,14 +92,14 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
     barrier(scope != nullptr ? *scope : detail::registry().root(), timeout, runtime);
     return;
   }
-  barrier(resolve(communicator_id, as_list(participants), "synchronize"), timeout, runtime);
+  barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, runtime);
 }
 
 void synchronize_from_list(const std::string& communicator_id, const std::vector<int>& participants,
                            std::optional<Seconds> timeout) {
   detail::require_initialized("synchronize");
   if (timeout) detail::check_timeout_argument(timeout->count());
-  barrier(resolve(communicator_id, participants, "synchronize"), timeout, detail::runtime_state());
+  barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, detail::runtime_state());
 }
 
 InstanceSet current_scope() {
@@ -106,12 +111,12 @@ InstanceSet current_scope() {
 
 MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants) {
   detail::require_initialized("native_communicator");
-  return communicator_of(resolve(communicator_id, as_list(participants), "native_communicator"));
+  return communicator_of(detail::lookup_entry(communicator_id, participants, "native_communicator"));
 }
 
 MPI_Comm native_communicator_from_list(const std::string& communicator_id, const std::vector<int>& participants) {
   detail::require_initialized("native_communicator");
-  return communicator_of(resolve(communicator_id, participants, "native_communicator"));
+  return communicator_of(detail::lookup_entry(communicator_id, participants, "native_communicator"));
 }
 
 std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping) {

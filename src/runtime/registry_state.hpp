@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/handshake.hpp"
+#include "runtime/timed_rounds.hpp"
 
 namespace popdist::detail {
 
@@ -35,7 +36,19 @@ struct Entry {
   std::atomic<bool> abandoned{false};
   std::string abandoned_reason;
   std::atomic<std::uint64_t> timed_sequence{0};
+  /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
+  std::unique_ptr<TimedRounds> timed;
+  /// Held for the duration of a timed round: two threads running one over the same set at once
+  /// would share `timed`, so the second gets an error instead (MPI forbids the same of a
+  /// collective on one communicator anyway).
+  std::atomic<bool> timed_in_progress{false};
 };
+
+/// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
+/// The per-thread lookup cache (registry_api.cpp) is valid only while it is unchanged, so a hit
+/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.
+inline std::atomic<std::uint64_t> g_registry_generation{1};
+inline void bump_registry_generation() noexcept { g_registry_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 class Registry {
  public:
@@ -52,6 +65,9 @@ class Registry {
   /// The entry for `participants` (validated), named `id` when not empty: UsageError when the id
   /// already names another set. No MPI call.
   Entry& find_or_add(const std::vector<int>& participants, const std::string& id, const char* function);
+  /// The same for members already validated and sorted (an InstanceSet that passed its range
+  /// check): no second validation.
+  Entry& find_or_add_valid(std::vector<int> members, const std::string& id, const char* function);
   /// The entry an id names; UsageError for an unknown id.
   Entry& named(const std::string& id, const char* function);
   /// synchronize()/native_communicator()'s resolution: by participants (and id), by id, or the

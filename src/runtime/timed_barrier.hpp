@@ -11,4 +11,8 @@ struct Entry;
 /// member that arrives after others gave up, naming those that gave up.
 void timed_barrier(Entry& entry, double seconds);
 
+/// Cancels the GAVE_UP receive a set's timed rounds leave posted (finalize; `mpi_usable`: MPI is
+/// initialized and not finalized, else there is nothing to cancel). Never throws.
+void cancel_timed_receives(Entry& entry, bool mpi_usable) noexcept;
+
 }  // namespace popdist::detail

@@ -82,6 +82,49 @@ TEST_CASE("MPI.registry: bad participants are named", "[registry]") {
   CHECK(everyone(true));
 }
 
+TEST_CASE("MPI.registry: repeated lookups answer like the first", "[registry][cache]") {
+  // Lookups by id or participants go through a per-thread cache of the last one: a call that
+  // differs from the cached one only a little (another id, one more member, an unsorted list)
+  // must still get its own answer or its own error.
+  popdist::init();
+  const auto n = world_size();
+  const auto me = world_rank();
+  const InstanceSet ends{0, n - 1};
+  const bool member = me == 0 || me == n - 1;
+  for (int i = 0; i < 3; ++i) popdist::synchronize("", ends);  // cached now
+  const auto ends_comm = popdist::native_communicator("", ends);
+  CHECK((ends_comm != MPI_COMM_NULL) == member);
+  // One member more, out of range: an error naming it, although {0, n-1} is cached.
+  CHECK_THAT(usage_error_of([&] { popdist::synchronize("", {0, n - 1, n}); }),
+             Catch::Contains("participant " + std::to_string(n) + " out of range"));
+  // The cached set under a new id registers the id.
+  popdist::synchronize("", ends);
+  popdist::synchronize("cache-ends", ends);
+  CHECK(popdist::native_communicator("cache-ends") == ends_comm);
+  // The id, now cached with its set, cannot name another set.
+  if (n > 1) {
+    CHECK_THAT(usage_error_of([] { popdist::synchronize("cache-ends", {0}); }),
+               Catch::Contains("'cache-ends' already names"));
+  }
+  // An unknown id right after a cached one is still unknown.
+  popdist::synchronize("cache-ends");
+  CHECK_THAT(usage_error_of([] { popdist::synchronize("cache-end"); }), Catch::Contains("unknown communicator id"));
+  // Lists: unsorted or equal to the cached members, the same set; duplicates still an error.
+  if (n > 1) {  // (with one instance, {0, n-1} is {0, 0})
+    CHECK(popdist::native_communicator_from_list("", {n - 1, 0}) == ends_comm);
+    CHECK(popdist::native_communicator_from_list("", {0, n - 1}) == ends_comm);
+    CHECK_THAT(usage_error_of([&] { popdist::synchronize_from_list("", {0, n - 1, n - 1}); }),
+               Catch::Contains("duplicate participant " + std::to_string(n - 1)));
+  }
+  // execute_on_instances over the cached set, then over another: each runs on its own members.
+  int ran = 0;
+  popdist::execute_on_instances(ends, [&] { ++ran; });
+  popdist::execute_on_instances({0}, [&] { ++ran; });
+  CHECK(ran == (member ? 1 : 0) + (me == 0 ? 1 : 0));
+  CHECK_THAT(usage_error_of([] { popdist::execute_on_instances({}, [] {}); }), Catch::Contains("empty"));
+  CHECK(everyone(true));
+}
+
 TEST_CASE("MPI.registry: registration order may differ for sets that share no pair", "[registry]") {
   popdist::init();
   const auto n = world_size();

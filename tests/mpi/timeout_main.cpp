@@ -5,7 +5,9 @@
 //  - a timed synchronize over a set whose communicator does not exist yet is bounded as well;
 //  - and the job still finalizes and exits (ctest's TIMEOUT would catch a hang).
 // Run with 2 or more ranks. With --from-environment the timeout is not passed: it comes from
-// POPDIST_SYNC_TIMEOUT (set it to 0.5).
+// POPDIST_SYNC_TIMEOUT (set it to 0.5). With --after-rounds every instance first completes a few
+// timed rounds over the root scope, so the late round is not the set's first: the give-up
+// notice then meets the receive that earlier rounds left posted, not one posted on arrival.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -16,7 +18,9 @@
 using namespace popdist_test;
 
 int main(int argc, char** argv) {
-  const bool from_environment = argc > 1 && std::string(argv[1]) == "--from-environment";
+  const std::string option = argc > 1 ? argv[1] : "";
+  const bool from_environment = option == "--from-environment";
+  const bool after_rounds = option == "--after-rounds";
   popdist::init();
   Verdict verdict;
   const int n = popdist::num_instances();
@@ -24,6 +28,9 @@ int main(int argc, char** argv) {
   const int late = n - 1;
   const auto timeout = from_environment ? std::optional<popdist::Seconds>() : popdist::Seconds(0.5);
 
+  if (after_rounds) {
+    for (int round = 0; round < 3; ++round) popdist::synchronize("", {}, popdist::Seconds(30));
+  }
   // 1. The root scope.
   if (me == late) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   std::string message;

@@ -46,8 +46,10 @@ def test_core_translates_environment_error():
         popdist.detect({"OMPI_COMM_WORLD_RANK": "0"})
 
 
-@pytest.mark.parametrize("call", ["synchronize()", "registerCommunicator({0})", "execute_on_instances({0}, print)",
-                                  "comm()"])
+@pytest.mark.parametrize("call", ["synchronize()", "synchronize('by-id')", "synchronize(timeout=5)",
+                                  "registerCommunicator({0})", "execute_on_instances({0}, print)",
+                                  # once _mpi is loaded, execute_on_instances goes to the binding directly
+                                  "_api._backend() and popdist.execute_on_instances([0], print)", "comm()"])
 def test_mpi_calls_before_init_are_usage_errors(monkeypatch, call):
     # The _mpi module's translator: a collective before init() is a clear error, not a hang.
     for name in launcher_variables():
