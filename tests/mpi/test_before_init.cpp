@@ -3,19 +3,12 @@
 #include <string>
 
 #include "popdist/popdist.hpp"
+#include "error_message.hpp"
 
 namespace {
-
-template <class Call>
-std::string usage_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const popdist::UsageError& error) {
-    return error.what();
-  }
-  return "(no UsageError)";
-}
-
+const auto usage_error_of = [](auto&& call) {
+  return popdist_test::error_message_of<popdist::UsageError>(call);
+};
 }  // namespace
 
 TEST_CASE("MPI.before_init: collectives say to call popdist.init()", "[before-init]") {

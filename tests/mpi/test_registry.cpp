@@ -6,22 +6,13 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "error_message.hpp"
 
 using namespace popdist_test;
 using popdist::InstanceSet;
 
 namespace {
-
-template <class Call>
-std::string usage_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const popdist::UsageError& error) {
-    return error.what();
-  }
-  return "(no UsageError)";
-}
-
+const auto usage_error_of = [](auto&& call) { return popdist_test::error_message_of<popdist::UsageError>(call); };
 }  // namespace
 
 TEST_CASE("MPI.registry: the same set twice is one communicator", "[registry]") {

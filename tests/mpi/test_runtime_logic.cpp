@@ -10,10 +10,13 @@
 #include "runtime/handshake.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/instance_sets.hpp"
+#include "error_message.hpp"
 
 using popdist::detail::InstanceRecord;
 
 namespace {
+
+const auto topology_error_of = [](auto&& call) { return popdist_test::error_message_of<popdist::TopologyError>(call); };
 
 // n instances, `local` replicas each, uniform.
 std::vector<InstanceRecord> uniform_job(int n, int local = 1) {
@@ -30,15 +33,6 @@ std::vector<InstanceRecord> uniform_job(int n, int local = 1) {
   return records;
 }
 
-template <class Call>
-std::string topology_error_of(Call&& call) {
-  try {
-    call();
-  } catch (const popdist::TopologyError& error) {
-    return error.what();
-  }
-  return "(no TopologyError)";
-}
 
 }  // namespace
 
