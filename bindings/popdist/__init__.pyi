@@ -1,4 +1,4 @@
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple, TypeVar
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, TypeVar
 
 from ._core import ReplicaGrouping as ReplicaGrouping
 from ._topology import TOPOLOGY_KEYS as TOPOLOGY_KEYS

@@ -10,8 +10,7 @@ import sys
 import tempfile
 import time
 
-from launcher_common import (REPORT, CheckFailed, check, check_views, describe, main, mpi_test_environment, run,
-                             tagged_streams)
+from launcher_common import (REPORT, CheckFailed, check, check_views, describe, main, mpi_test_environment, run)
 
 
 

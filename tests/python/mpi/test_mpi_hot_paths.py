@@ -3,13 +3,11 @@ checked paths: once popdist._mpi is loaded, synchronize() without arguments or w
 goes straight to a dedicated binding, and execute_on_instances() hands its arguments to the
 binding, which checks them itself (before any MPI) with the Python layer's messages."""
 
-import threading
-import time
 
 import pytest
 
 import popdist
-from mpi_helpers import RANK, SIZE, needs_ranks
+from mpi_helpers import RANK, SIZE, needs_ranks, run_while_ticking
 
 EVERYONE = set(range(SIZE))
 
@@ -85,32 +83,6 @@ def test_execute_on_instances_passes_args_and_kwargs_unchanged():
     assert popdist.execute_on_instances(EVERYONE, echo) == ((), {})
     assert popdist.execute_on_instances(EVERYONE, echo, 1, [2], key="v") == ((1, [2]), {"key": "v"})
 
-
-def run_while_ticking(call):
-    """Runs call() (where instance 0 arrives late) and returns how often another Python thread ran
-    meanwhile: blocking in MPI must release the GIL."""
-    waiting = threading.Event()
-    stop = threading.Event()
-    ticks = []
-
-    def ticker():
-        while not stop.is_set():
-            if waiting.is_set():
-                ticks.append(1)
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=ticker)
-    thread.start()
-    try:
-        if RANK == 0:
-            time.sleep(0.5)  # the others wait for us in MPI meanwhile
-        waiting.set()
-        call()
-        waiting.clear()
-    finally:
-        stop.set()
-        thread.join()
-    return len(ticks)
 
 
 @needs_ranks(2)

@@ -2,14 +2,13 @@
 
 import os
 import tempfile
-import threading
 import time
 
 import pytest
 from mpi4py import MPI
 
 import popdist
-from mpi_helpers import RANK, SIZE, needs_ranks
+from mpi_helpers import RANK, SIZE, needs_ranks, run_while_ticking
 
 
 def shared_directory():
@@ -97,26 +96,6 @@ def test_timed_synchronize_succeeds_when_everyone_arrives():
 @needs_ranks(2)
 def test_blocking_synchronize_releases_the_gil():
     # While this thread waits in the barrier, another Python thread must keep running.
-    waiting = threading.Event()
-    stop = threading.Event()
-    ticks = []
-
-    def ticker():
-        while not stop.is_set():
-            if waiting.is_set():
-                ticks.append(1)
-            time.sleep(0.001)
-
-    thread = threading.Thread(target=ticker)
-    thread.start()
-    try:
-        if RANK == 0:
-            time.sleep(0.5)  # the others wait for us in the barrier meanwhile
-        waiting.set()
-        popdist.synchronize()
-        waiting.clear()
-    finally:
-        stop.set()
-        thread.join()
+    ticks = run_while_ticking(popdist.synchronize)
     if RANK != 0:
-        assert len(ticks) >= 10, "the ticker thread did not run while synchronize() waited"
+        assert ticks >= 10, "the ticker thread did not run while synchronize() waited"
