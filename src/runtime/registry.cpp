@@ -136,7 +136,13 @@ void Registry::ensure_created(Entry& entry) {
   if (entry.created.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
   if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, "register_communicator");
   const auto& runtime = runtime_state();
-  handshake_.run(entry.members, entry.handshake_id, my_instance_, runtime.control);
+  std::string handshake_id;
+  {
+    // Another thread may name the set meanwhile (find_or_add_valid writes it under this mutex).
+    std::lock_guard<std::mutex> guard(maps_mutex_);
+    handshake_id = entry.handshake_id;
+  }
+  handshake_.run(entry.members, handshake_id, my_instance_, runtime.control);
 
   // Only the members call MPI_Comm_create_group (MPI-3): non-members are not involved at all,
   // unlike MPI_Comm_create/MPI_Comm_split which are collective over the whole parent. The tag
