@@ -31,6 +31,11 @@ fi
 if [[ -n "$build_tree" ]]; then
   export PYTHONPATH="$build_tree/bindings${PYTHONPATH:+:$PYTHONPATH}"
   [[ -x "$build_tree/tools/popdist" ]] && export POPDIST_CLI="$build_tree/tools/popdist"
+else
+  # The command `pip install .` put beside this interpreter's scripts: pyenv's shims only learn
+  # of a new script on `pyenv rehash`, so PATH alone may not find it on a fresh machine.
+  scripts=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+  [[ -x "$scripts/popdist" ]] && export POPDIST_CLI="$scripts/popdist"
 fi
 # Run from outside the source tree so that `import popdist` means the package under test.
 cd "$(mktemp -d)"
