@@ -118,12 +118,18 @@ def check_per_host(checks, instances_by_index, hostname_of):
     return by_host
 
 
-def mpirun_topology(popdist, testbed):
-    require_testbed(testbed)
-    require_mpirun()
+def hosts_are_up():
+    """True when the fixture's namespaces exist; otherwise says which are missing."""
     missing = set(HOSTS) - namespaces()
     if missing:
         print(f"the namespaces {sorted(missing)} do not exist: the fixture netns.up did not run or failed")
+    return not missing
+
+
+def mpirun_topology(popdist, testbed):
+    require_testbed(testbed)
+    require_mpirun()
+    if not hosts_are_up():
         return 1
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     # The agent scrubs the environment like ssh: the ranks on h2 get only what mpirun forwards,
@@ -167,9 +173,7 @@ TAGGED_LINE = re.compile(r"^\[\d+,(\d+)\]<stdout>:(.*)$")
 def popdist_run(popdist, testbed):
     require_testbed(testbed)
     require_mpirun()
-    missing = set(HOSTS) - namespaces()
-    if missing:
-        print(f"the namespaces {sorted(missing)} do not exist: the fixture netns.up did not run or failed")
+    if not hosts_are_up():
         return 1
     # No OMPI_ALLOW_RUN_AS_ROOT here: `popdist run` must supply what Open MPI needs by itself.
     # Each instance prints its hostname (set per namespace by the agent) and then its own view.
