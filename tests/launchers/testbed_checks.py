@@ -74,14 +74,20 @@ def slurm_environment(popdist, testbed):
     return env
 
 
-def srun_views(argv, env):
-    result = run(argv, env=env, timeout=90)
+def labelled_views(argv, env, label, timeout):
+    """Runs a launcher whose output lines carry the task's label; returns each task's JSON view
+    and the host its header named."""
+    result = run(argv, env=env, timeout=timeout)
     check(result.returncode == 0, f"{argv}: {describe(result)}")
     views, hosts_of = {}, {}
-    for task, lines in per_task(result.stdout, SRUN_LABEL).items():
+    for task, lines in per_task(result.stdout, label).items():
         header, views[task] = json_after_header(lines)
         hosts_of[task] = header["HOST"]
     return views, hosts_of
+
+
+def srun_views(argv, env):
+    return labelled_views(argv, env, SRUN_LABEL, timeout=90)
 
 
 def slurm_srun_layouts(popdist, testbed):
@@ -146,13 +152,7 @@ def hydra_environment(popdist):
 
 
 def hydra_views(argv, env):
-    result = run(argv, env=env)
-    check(result.returncode == 0, f"{argv}: {describe(result)}")
-    views, hosts_of = {}, {}
-    for task, lines in per_task(result.stdout, HYDRA_LABEL).items():
-        header, views[task] = json_after_header(lines)
-        hosts_of[task] = header["HOST"]
-    return views, hosts_of
+    return labelled_views(argv, env, HYDRA_LABEL, timeout=60)
 
 
 def hydra_single_host(popdist, testbed):
