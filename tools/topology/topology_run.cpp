@@ -29,16 +29,9 @@ int print_this_instance(const TopologyOptions& options, std::istream& in, std::o
 }
 
 int print_job(const TopologyOptions& options, std::ostream& out) {
-  // Detect first, before MPI_Init_thread adds variables of its own to the environment (a
-  // singleton Open MPI process gains PMIX_RANK, which detect() would then warn about). A failure
-  // is left for init() to raise: there it is gathered, so that every instance reports it
-  // instead of the others waiting for this one.
-  try {
-    (void)topology();
-  } catch (const Error&) {
-  }
-  // init() checks the instances against each other and against MPI (the same TopologyError on
-  // every instance when they disagree) and gathers every instance's view with one allgather.
+  // init() detects before MPI_Init_thread (which adds variables of its own), checks the
+  // instances against each other and against MPI (the same TopologyError on every instance when
+  // they disagree) and gathers every instance's view with one allgather.
   init();
   if (topology().instance_index == 0) {
     const JobSummary job = summarize_job(instance_views());
