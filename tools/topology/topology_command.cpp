@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "argument_checks.hpp"
 #include "topology_run.hpp"
 
 namespace popdist::cli {
@@ -20,7 +21,10 @@ std::function<int()> add_topology_command(CLI::App& app) {
           ->add_option("--env-file", options->env_file,
                        "Interpret a saved environment (NAME=VALUE lines, '#' comments; '-' reads standard input) "
                        "instead of the live one; only the file's variables count")
-          ->type_name("FILE");
+          ->type_name("FILE")
+          // stat() first: a fifo with no writer would block open() forever, a directory or a
+          // device is no environment file.
+          ->check(regular_file(true));
   command
       ->add_flag("--all", options->all,
                  "Under a launcher: start MPI, gather every instance's view (host, local index, replicas, devices) "
