@@ -175,6 +175,12 @@ def cases(files):
         ("POPDIST_LAUNCHER", "lsf", ["POPDIST_LAUNCHER='lsf'"]),
     ]:
         yield (f"topology {variable}={value!r}", topo, {variable: value}, ENVIRONMENT, words)
+    # settings only init() reads: a timeout it would refuse is an error, an unknown log level a warning
+    for value in ["soon", "0", "-1", "", "inf", "nan", " 2", "1s"]:
+        yield (f"topology POPDIST_SYNC_TIMEOUT={value!r}", topo, {"POPDIST_SYNC_TIMEOUT": value}, ENVIRONMENT,
+               ["POPDIST_SYNC_TIMEOUT=" + shown(value), "positive number of seconds"])
+    yield ("topology --env-file with POPDIST_SYNC_TIMEOUT=soon", topo + ["--env-file", files["bad_timeout_env"]], {},
+           ENVIRONMENT, ["POPDIST_SYNC_TIMEOUT='soon'"])
 
 
 def make_files(directory):
@@ -187,11 +193,13 @@ def make_files(directory):
         "bad_slots": os.path.join(directory, "bad-slots"),
         "hostfile": os.path.join(directory, "hostfile"),
         "good_env": os.path.join(directory, "good.env"),
+        "bad_timeout_env": os.path.join(directory, "bad-timeout.env"),
     }
     os.mkdir(files["dir"])
     os.mkfifo(files["fifo"])
     contents = {"empty": "# nothing\n", "bad_hostfile": "a slots=2\nb sluts=2\n", "bad_slots": "a slots=0x2\n",
-                "hostfile": "a\nb\n", "good_env": "OMPI_COMM_WORLD_RANK=0\nOMPI_COMM_WORLD_SIZE=1\n"}
+                "hostfile": "a\nb\n", "good_env": "OMPI_COMM_WORLD_RANK=0\nOMPI_COMM_WORLD_SIZE=1\n",
+                "bad_timeout_env": "POPDIST_SYNC_TIMEOUT=soon\n"}
     for key, text in contents.items():
         with open(files[key], "w") as out:
             out.write(text)
