@@ -68,12 +68,12 @@ bool parse_switch(std::string_view option, std::string_view text) {
 
 CLI::Validator whole_number(int min, int max) {
   return CLI::Validator([min, max](std::string& text) { return number_problem(text, min, max); },
-                        fmt::format("INT in [{} - {}]", min, max));
+                        fmt::format("[{}-{}]", min, max));
 }
 
 CLI::Validator switch_word() {
   return CLI::Validator(
-      [](std::string& text) { return switch_value(text) ? std::string() : switch_problem(text); }, "yes|no");
+      [](std::string& text) { return switch_value(text) ? std::string() : switch_problem(text); }, "");
 }
 
 CLI::Validator not_empty() {
@@ -97,7 +97,7 @@ CLI::Validator regular_file(bool allow_stdin) {
         }
         return {};
       },
-      "FILE");
+      "");
 }
 
 std::string failure_message(const CLI::App* app, const CLI::Error& error) {

@@ -52,7 +52,7 @@ void add_poprun_ipu_options(CLI::App& sub, RunOptions& options) {
           options.warnings.push_back(fmt::format("{} {}: {}", name, shown(value.empty() ? "yes" : value), why));
         });
     option->group("PopRun IPU options (recognized; popdist manages no IPUs)")
-        ->description(std::string(ipu.answer == Answer::Refuse ? "Refused: " : "Accepted with a warning: ") + why)
+        ->description(std::string(ipu.answer == Answer::Refuse ? "Refused: " : "") + why)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     if (ipu.is_switch) {
       option->expected(0, 1)->check(switch_word())->type_name("yes|no");
@@ -67,7 +67,7 @@ void add_poprun_ipu_options(CLI::App& sub, RunOptions& options) {
                                "POPDIST_* for them)",
                                shown(value), why);
           },
-          "REFUSED"));
+          ""));
     }
   }
 }

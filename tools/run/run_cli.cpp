@@ -54,6 +54,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
                    ->allow_extra_args(false);
   sub.add_option("--hostfile", options.hostfile, "A file of hosts (Open MPI format: 'name slots=N', # comments)")
       ->check(regular_file(false))
+      ->type_name("FILE")
       ->multi_option_policy(last)
       ->excludes(host);
   add_switch(sub, "--print-topology", options.print_topology,
