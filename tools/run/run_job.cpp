@@ -76,7 +76,8 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     }
     mpirun_path = *mpirun;
   } catch (const UsageError& e) {
-    say(e.what());
+    // The same shape as the parser's errors (argument_checks.hpp), in one write.
+    say(fmt::format("error: {}\nRun with --help for more information.", e.what()));
     return exit_usage;
   }
 
