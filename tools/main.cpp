@@ -6,16 +6,20 @@
 
 #include <iostream>
 
+#include "argument_checks.hpp"
 #include "popdist/popdist.hpp"
 #include "run_command.hpp"
+#include "whole_lines.hpp"
 #include "topology_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"popdist: the distribution context of MPI-launched jobs (who am I, how many are we)", "popdist"};
   app.set_version_flag("--version", std::string("popdist ") + popdist::version());
   app.require_subcommand(1);
+  app.failure_message(popdist::cli::failure_message);
   const auto run_topology = popdist::cli::add_topology_command(app);
   const auto run_run = popdist::cli::add_run_command(app);
+  const auto run_whole_lines = popdist::cli::add_whole_lines_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -25,5 +29,6 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
   if (app.got_subcommand("topology")) return run_topology();
+  if (app.got_subcommand(popdist::cli::whole_lines_command)) return run_whole_lines();
   return run_run();
 }

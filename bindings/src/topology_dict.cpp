@@ -24,7 +24,11 @@ py::dict topology_to_dict(const Topology& topology) {
   d["ipus_per_replica"] = topology.ipus_per_replica;
   d["uniform_replicas_per_instance"] = topology.uniform_replicas_per_instance;
   d["popdist_env_set"] = topology.popdist_env_set;
-  d["device_id"] = device_id(topology);
+  try {
+    d["device_id"] = device_id(topology);
+  } catch (const popdist::TopologyError&) {
+    d["device_id"] = py::none();  // the instance's devices are not 1 or a power of two: no id
+  }
   d["provenance"] = py::cast(topology.provenance);
   d["warnings"] = py::cast(topology.warnings);
   d["ipus_per_replica_set"] = topology.ipus_per_replica_set;

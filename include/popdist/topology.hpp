@@ -62,11 +62,28 @@ std::ostream& operator<<(std::ostream& out, const Topology& topology);
 [[nodiscard]] bool check_ipus_per_replica(const Topology& topology, int expected) noexcept;
 
 /// getDeviceId in IPU numbering (DESIGN.md 4): the id of this instance's multi-device group.
-/// `ipus_per_replica` 0 takes the topology's value. Throws UsageError for a negative value.
+/// `ipus_per_replica` 0 takes the topology's value. Throws UsageError for a negative value, and
+/// TopologyError naming the counts when the instance's devices (local replicas x devices per
+/// replica) are not 1 or a power of two: IPUs are attached in groups of 1, 2, 4, 8, ...
 [[nodiscard]] std::int64_t device_id(const Topology& topology, int ipus_per_replica = 0);
 
+/// The most local device ordinals local_device_ordinals() lists (2^20): more is an error
+/// instead of a vector that exhausts the memory.
+inline constexpr std::int64_t max_local_devices = std::int64_t{1} << 20;
+
+/// The local device ordinals of an instance as a range: `count` consecutive ordinals from `first`.
+struct DeviceRange {
+  std::int64_t first = 0;
+  std::int64_t count = 1;
+};
+
+/// The range of local_device_ordinals() without listing it (no limit on its size).
+[[nodiscard]] DeviceRange local_device_range(const Topology& topology) noexcept;
+
 /// The local device ordinals this instance owns: local replicas x devices per replica
-/// consecutive ordinals starting at local_instance_index x that count.
+/// consecutive ordinals starting at local_instance_index x that count. Throws UsageError
+/// naming the counts when there are more than max_local_devices or the last exceeds INT_MAX
+/// (a UsageError: the arguments, not the job, are out of range).
 [[nodiscard]] std::vector<int> local_device_ordinals(const Topology& topology);
 
 }  // namespace popdist

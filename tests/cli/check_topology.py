@@ -35,8 +35,7 @@ import sys
 
 LAUNCHERS = {"singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun"}
 INT_KEYS = ["instance_index", "num_instances", "local_instance_index", "num_local_instances",
-            "num_local_replicas", "num_total_replicas", "replica_index_offset", "ipus_per_replica",
-            "device_id"]
+            "num_local_replicas", "num_total_replicas", "replica_index_offset", "ipus_per_replica"]
 BOOL_KEYS = ["uniform_replicas_per_instance", "popdist_env_set"]
 PROVENANCE_FIELDS = ["instance_index", "num_instances", "local_instance_index", "num_local_instances",
                      "num_local_replicas", "num_total_replicas", "replica_index_offset", "ipus_per_replica"]
@@ -68,6 +67,13 @@ def check_instance_schema(view, where, full_provenance=True):
     for key in BOOL_KEYS:
         if not isinstance(view.get(key), bool):
             fail(f"{where}.{key}: expected true/false, got {view.get(key, '<missing>')!r}")
+    # device_id is null exactly when the instance's devices are not 1 or a power of two (no IPU group)
+    if is_int(view.get("num_local_replicas")) and is_int(view.get("ipus_per_replica")):
+        devices = view["num_local_replicas"] * view["ipus_per_replica"]
+        group = devices > 0 and devices & (devices - 1) == 0
+        if not (is_int(view.get("device_id")) if group else view.get("device_id", 0) is None):
+            fail(f"{where}.device_id: expected {'an integer' if group else 'null'} for {devices} devices per instance, "
+                 f"got {view.get('device_id', '<missing>')!r}")
     if "host_index" not in view or not (view["host_index"] is None or is_int(view["host_index"])):
         fail(f"{where}.host_index: expected an integer or null, got {view.get('host_index', '<missing>')!r}")
     provenance = view.get("provenance")

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 
-using popdist::cli::topology_cmd::DiagramRow;
-using popdist::cli::topology_cmd::render_box_diagram;
+using popdist::cli::DiagramRow;
+using popdist::cli::render_box_diagram;
 using popdist::cli::topology_cmd::render_text_table;
 
 namespace {

@@ -35,7 +35,8 @@ TEST_CASE("the instance report shows the box, the summary, provenance and warnin
   CHECK(has_line(report, R"(^\| instances +\| +instance 5 \(local 1 of 2\) +\|$)"));
   CHECK(has_line(report, R"(^\| replicas +\| +15 +\| +16 +\| +17 +\|$)"));
   CHECK(has_line(report, R"(^\| devices +\| +3 +\| +4 +\| +5 +\|$)"));
-  CHECK(has_line(report, R"(^Instance 5 of 6 \(launcher slurm\): replicas 15-17 of 18, 1 device per replica, device id \d+$)"));
+  // 3 devices are no IPU group (1, 2, 4, 8, ...): the report says why there is no device id
+  CHECK(has_line(report, R"(^Instance 5 of 6 \(launcher slurm\): replicas 15-17 of 18, 1 device per replica, device id none \(3 devices per instance is not 1 or a power of two\)$)"));
   CHECK(has_line(report, R"(^host_index +1 +SLURM_NODEID$)"));
   CHECK(has_line(report, R"(^num_local_replicas +3 +POPDIST_NUM_LOCAL_REPLICAS$)"));
   CHECK(has_line(report, R"(^local_device_ordinals +3-5 +derived$)"));
@@ -51,6 +52,18 @@ TEST_CASE("the instance report collapses many devices into ranges", "[report]") 
   INFO(report);
   CHECK(has_line(report, R"(^\| replicas +\| +0-15 +\|$)"));
   CHECK(has_line(report, R"(^\| devices +\| +0-63 +\|$)"));
+  CHECK(report.size() < 4000);
+}
+
+TEST_CASE("the instance report of a huge instance allocates nothing per device", "[report]") {
+  popdist::Topology t;  // POPDIST_NUM_LOCAL_REPLICAS=2 of 1,073,741,824 devices each
+  t.num_local_replicas = 2;
+  t.num_total_replicas = 2;
+  t.ipus_per_replica = 1073741824;
+  const std::string report = instance_report(t);
+  INFO(report);
+  CHECK(has_line(report, R"(^\| devices +\| +0-2147483647 +\|$)"));
+  CHECK(has_line(report, R"(^local_device_ordinals +0-2147483647 +derived$)"));
   CHECK(report.size() < 4000);
 }
 

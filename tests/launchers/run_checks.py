@@ -3,6 +3,7 @@
 failures, signals, --dry-run and validation. Usage: run_checks.py <check> <popdist> [testbed]."""
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -118,7 +119,7 @@ def dry_run(popdist):
             "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
             "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
             "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
-            "-x", "MYVAR=1", "echo", "it's", "a b"]
+            "-x", "MYVAR=1", os.path.realpath(popdist), "_whole-lines", "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
           f"dry-run command:\n{lines[0]}\nexpected:\n{shlex.join(expected)}")
@@ -187,23 +188,25 @@ VALIDATION_CASES = [
      "--num-replicas 8 is not divisible by --num-instances 3"),
     (["--num-instances", "4", "--num-replicas", "4", "--host", "a,b,c", "--", "true"], 2,
      "--num-instances 4 is not divisible by the 3 hosts of --host (a, b, c)"),
-    (["--num-instances", "0", "--", "true"], 2, "--num-instances 0: must be at least 1"),
+    (["--num-instances", "0", "--", "true"], 2, "--num-instances: '0' is out of range; expected a whole number from 1"),
     (["--num-instances", "4", "--num-replicas", "1", "--", "true"], 2,
      "--num-replicas 1 is not divisible by --num-instances 4"),
-    (["--num-replicas", "-1", "--", "true"], 2, "--num-replicas -1: must be at least 1"),
-    (["--ipus-per-replica", "0", "--", "true"], 2, "--ipus-per-replica 0: must be at least 1"),
-    (["--bogus", "--", "true"], 2, "--bogus"),
-    ([], 2, "no program to run: put it after '--'"),
+    (["--num-replicas", "-1", "--", "true"], 2, "--num-replicas: '-1' is not a whole number"),
+    (["--ipus-per-replica", "0", "--", "true"], 2, "--ipus-per-replica: '0' is out of range"),
+    (["--bogus", "--", "true"], 2, "'--bogus' is not an option of popdist run"),
+    ([], 2, "no program to run"),
     (["--num-instances", "2"], 2, "no program to run"),
-    (["true"], 2, "is not an option of popdist run: put the program after '--'"),
+    (["--print-topology", "python3", "true"], 2, "--print-topology: 'python3' is not a boolean"),
+    (["--vipu-partition", "p", "true"], 2, "--vipu-partition: 'p': popdist does not manage IPU partitions"),
     (["--host", "n[1-", "--", "true"], 2, "--host 'n[1-': '[' without a closing ']'"),
     (["--host", "a:0", "--", "true"], 2, "slots '0' in 'a:0' must be a whole number >= 1"),
     (["--host", "a,a", "--num-instances", "2", "--num-replicas", "2", "--", "true"], 2, "host 'a' is listed more"),
-    (["--hostfile", "/nonexistent/hosts", "--", "true"], 2, "--hostfile '/nonexistent/hosts': cannot open"),
+    (["--hostfile", "/nonexistent/hosts", "--", "true"], 2, "--hostfile: cannot read '/nonexistent/hosts'"),
     (["--host", "a", "--hostfile", "/etc/hostname", "--", "true"], 2, "--hostfile"),
     (["--num-instances", "2", "--num-replicas", "2", "--only-output-from-instance", "2", "--", "true"], 2,
      "--only-output-from-instance 2: out of range; the instances are 0..1"),
     (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x 'A': unterminated single quote"),
+    (["--num-replicas", "3", "--", "true"], 2, "3 replicas x 1 IPUs per replica = 3 IPUs, which is not 1 or a power"),
 ]
 
 
@@ -228,10 +231,77 @@ def validation(popdist):
         check(not os.path.exists(marker), "the program started without mpirun")
 
 
+# Each line of the program's output is written in pieces: Python's print under PYTHONUNBUFFERED=1
+# (the text, then the newline), and a shell printf of half a line, a pause, the other half.
+PIECEWISE = ("import sys, time\n"
+             "for i in range(3):\n"
+             "    print('py-line', i, 'of', sys.argv[1])\n"
+             "    sys.stdout.write('half-'); sys.stdout.flush(); time.sleep(0.05); print('done')\n"
+             "    print('err-line', i, file=sys.stderr)\n"
+             "sys.stdout.write('no newline at the end')\n")
+
+
+def whole_lines(popdist):
+    """Every line of every instance carries exactly one Open MPI tag, in every output mode."""
+    env = dict(popdist_env(popdist), PYTHONUNBUFFERED="1")
+    tag = r"\[\d+,\d+\]<std(?:out|err)>:"
+
+    one_tag = re.compile(f"^{tag}(?!.*{tag})")
+    for mode in ([], ["--only-output-from-instance", "1"], ["--mpi-global-args=--tag-output"]):
+        result = run([popdist, "run", "--num-instances", "3", "--num-replicas", "3", *mode,
+                      sys.executable, "-c", PIECEWISE, "x"], env=env)
+        check(result.returncode == 0, describe(result))
+        lines = [line for line in (result.stdout + result.stderr).splitlines() if not line.startswith("popdist run:")]
+        bad = [line for line in lines if not one_tag.search(line)]
+        check(not bad, f"{mode}: lines without exactly one tag: {bad}\n{describe(result)}")
+        visible = 1 if mode and mode[0] == "--only-output-from-instance" else 3
+        check(sum("half-done" in line for line in lines) == 3 * visible, f"{mode}: {describe(result)}")
+        check(sum(line.endswith("no newline at the end") for line in lines) == visible, f"{mode}: {describe(result)}")
+        print(f"{mode or 'default'}: {len(lines)} lines, one tag each")
+    # the program's exit status and signals still come through
+    result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
+    check(result.returncode == 5, f"status 5 expected: {describe(result)}")
+
+
+def slurm_dead_instance(popdist, testbed):
+    """Inside an allocation, an instance that dies before init() ends the whole job at once: mpirun
+    stops the others (which wait for it in MPI_Init), and Open MPI's daemons run under srun
+    --kill-on-bad-exit. Nothing is left behind."""
+    from testbed_checks import slurm_environment
+    env = slurm_environment(popdist, testbed)
+    token = f"{os.getpid()}{int(time.time())}"
+    script = (f'if [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then exit 3; fi; '
+              f'exec {shlex.quote(sys.executable)} -c "import popdist; popdist.init(); import time; time.sleep(29.{token})"')
+    start = time.monotonic()
+    result = run(["salloc", "-N2", "-n2", "--time=1", popdist, "run", "--num-instances", "2", "--", "sh", "-c", script],
+                 env=env, timeout=90)
+    elapsed = time.monotonic() - start
+    check(result.returncode != 0, f"a dead instance must fail the job: {describe(result)}")
+    check(elapsed < 45, f"the job took {elapsed:.1f} s to end after instance 1 died")
+    deadline = time.monotonic() + 10
+    left = []
+    while time.monotonic() < deadline:
+        left = [pid for pid in os.listdir("/proc") if pid.isdigit() and token.encode() in _cmdline(pid)]
+        if not left:
+            break
+        time.sleep(0.1)
+    check(not left, f"processes left behind: {left}")
+    print(f"dead instance inside Slurm: exit {result.returncode} after {elapsed:.2f} s")
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 CHECKS = {
     "single-host": single_host, "fake-hosts": fake_hosts, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
-    "print-topology": print_topology, "validation": validation,
+    "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
+    "slurm-dead-instance": slurm_dead_instance,
 }
 
 if __name__ == "__main__":

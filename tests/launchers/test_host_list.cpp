@@ -44,8 +44,11 @@ TEST_CASE("expand_hostlist: every malformed list is an error naming the source, 
       {"n[-1]", "'' in brackets"},
       {"n[3-1]", "runs backwards"},
       {"n[1,,2]", "'' in brackets"},
-      {"n[0-999999999]", "more than 100000"},
-      {"n[0-999]m[0-999]", "more than 100000"},
+      {"n[0-999999999]", "more than 4096"},
+      {"n[0-999]m[0-999]", "1000 x 1000 = 1000000 hosts: more than 4096"},
+      {"a[0-99999]b[0-99999]", "more than 4096"},       // refused before anything is allocated
+      {"n[0-3000,4000-6000]", "'4000-6000' makes the brackets name more than 4096"},  // ranges add up
+      {"n[0-4095]m[0-1]", "4096 x 2 = 8192 hosts"},
       {"a b", "' ' is not allowed"},
       {"a/b", "'/' is not allowed"},
       {"n[1-2-3]", "'2-3' in brackets"},

@@ -121,17 +121,17 @@ TEST_CASE("single host: --mca pml ^cm unless the user chose a pml anywhere", "[c
   CHECK(has_pml_cm(command_for(options_for(2, 2), context_with(4), {{"onlyhost", {}}})));
 
   auto options = options_for(2, 2);
-  options.mpi_global_args = "--mca pml ob1";
+  options.mpi_global_args = {"--mca pml ob1"};
   const auto user_global = command_for(options, context_with(4));
   CHECK_FALSE(has_pml_cm(user_global));
   CHECK(has_sequence(split_command(user_global.argv).global, {"--mca", "pml", "ob1"}));
   CHECK(std::any_of(user_global.decisions.begin(), user_global.decisions.end(),
                     [](const std::string& d) { return d.find("not adding --mca pml ^cm") != std::string::npos; }));
-  options.mpi_global_args = "-mca pml ucx";
+  options.mpi_global_args = {"-mca pml ucx"};
   CHECK_FALSE(has_pml_cm(command_for(options, context_with(4))));
-  options.mpi_global_args = "-x OMPI_MCA_pml=ob1";
+  options.mpi_global_args = {"-x OMPI_MCA_pml=ob1"};
   CHECK_FALSE(has_pml_cm(command_for(options, context_with(4))));
-  options.mpi_global_args = "--mca btl self,vader";  // another MCA parameter is not a pml choice
+  options.mpi_global_args = {"--mca btl self,vader"};  // another MCA parameter is not a pml choice
   CHECK(has_pml_cm(command_for(options, context_with(4))));
 
   options = options_for(2, 2);
@@ -147,7 +147,7 @@ TEST_CASE("single host: --mca pml ^cm unless the user chose a pml anywhere", "[c
 
 TEST_CASE("user MPI arguments: global before the contexts, local in each, -x moved into each", "[command]") {
   auto options = options_for(2, 2);
-  options.mpi_global_args = "--mca btl_tcp_if_include 'eth0' -x MY_GLOBAL=1";
+  options.mpi_global_args = {"--mca btl_tcp_if_include 'eth0' -x MY_GLOBAL=1"};
   options.mpi_local_args = {"-x LOCAL_A", "--bind-to none"};
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   const auto command = build_mpirun_command(plan, options, context_with(4));
@@ -160,9 +160,9 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
   }
   CHECK(command.warnings.empty());
 
-  options.mpi_global_args = "--map-by node";
+  options.mpi_global_args = {"--map-by node"};
   CHECK(build_mpirun_command(plan, options, context_with(4)).warnings.size() == 1);
-  options.mpi_global_args = "-x 'A";
+  options.mpi_global_args = {"-x 'A"};
   CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                     Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
 }
@@ -173,7 +173,7 @@ TEST_CASE("--tag-output for several instances unless the user chose an output op
   const auto two = popdist::cli::plan_launch(2, 2, 1, {});
   auto options = options_for(2, 2);
   CHECK(has_sequence(build_mpirun_command(two, options, context_with(4)).argv, {"--tag-output"}));
-  options.mpi_global_args = "--timestamp-output";
+  options.mpi_global_args = {"--timestamp-output"};
   const auto argv = build_mpirun_command(two, options, context_with(4)).argv;
   CHECK_FALSE(has_sequence(argv, {"--tag-output"}));
   CHECK(has_sequence(argv, {"--timestamp-output"}));
@@ -197,4 +197,41 @@ TEST_CASE("--numa-aware maps and binds by NUMA node", "[command]") {
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   CHECK(has_sequence(split_command(build_mpirun_command(plan, options, context_with(4)).argv).global,
                      {"--map-by", "numa", "--bind-to", "numa"}));
+}
+
+TEST_CASE("tagged output: each instance runs under _whole-lines, except the silenced ones", "[command]") {
+  auto context = context_with(4);
+  context.whole_lines_launcher = "/opt/popdist/bin/popdist";
+  const auto two = popdist::cli::plan_launch(2, 2, 1, {});
+  const auto argv = build_mpirun_command(two, options_for(2, 2), context).argv;
+  for (const auto& app_context : split_command(argv).contexts) {
+    CHECK(has_sequence(app_context, {"/opt/popdist/bin/popdist", "_whole-lines", "--", "prog", "arg 1"}));
+  }
+  // one instance: no tags, no wrapper
+  const auto one = popdist::cli::plan_launch(1, 1, 1, {});
+  CHECK_FALSE(has_sequence(build_mpirun_command(one, options_for(1, 1), context).argv, {"_whole-lines"}));
+  // the user's own --tag-output (one instance too) gets the wrapper as well
+  auto user_tags = options_for(1, 1);
+  user_tags.mpi_global_args = {"--tag-output"};
+  CHECK(has_sequence(build_mpirun_command(one, user_tags, context).argv, {"_whole-lines", "--", "prog"}));
+  // --only-output-from-instance: the visible instance whole, the others silenced
+  auto only = options_for(2, 2);
+  only.only_output_from_instance = 1;
+  const auto contexts = split_command(build_mpirun_command(two, only, context).argv).contexts;
+  REQUIRE(contexts.size() == 2);
+  CHECK(has_sequence(contexts[0], {"popdist-silenced", "prog"}));
+  CHECK_FALSE(has_sequence(contexts[0], {"_whole-lines"}));
+  CHECK(has_sequence(contexts[1], {"_whole-lines", "--", "prog"}));
+  // --output-filename: no tags, no wrapper
+  auto files = options_for(2, 2);
+  files.mpi_global_args = {"--output-filename out"};
+  CHECK_FALSE(has_sequence(build_mpirun_command(two, files, context).argv, {"_whole-lines"}));
+}
+
+TEST_CASE("--enable-recovery in --mpi-global-args is warned about", "[command]") {
+  auto options = options_for(2, 2);
+  options.mpi_global_args = {"--enable-recovery"};
+  const auto command = build_mpirun_command(popdist::cli::plan_launch(2, 2, 1, {}), options, context_with(4));
+  REQUIRE(command.warnings.size() == 1);
+  CHECK_THAT(command.warnings[0], Catch::Matchers::Contains("--kill-on-bad-exit"));
 }

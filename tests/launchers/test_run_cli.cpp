@@ -1,6 +1,7 @@
 // The command line of `popdist run` through CLI11, the topology table and PATH search.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "find_program.hpp"
@@ -22,7 +23,6 @@ RunOptions parse(std::vector<std::string> args) {
   args.insert(args.begin(), "run");
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
   app.parse(args);
-  popdist::cli::check_program_after_separator(*sub, options);
   return options;
 }
 
@@ -49,7 +49,7 @@ TEST_CASE("run's options have PopRun's names and defaults", "[cli]") {
   CHECK(all.host_lists == std::vector<std::string>{"a,b", "c"});
   CHECK(all.print_topology);
   CHECK(all.only_output_from_instance == 1);
-  CHECK(all.mpi_global_args == "--mca btl self");
+  CHECK(all.mpi_global_args == std::vector<std::string>{"--mca btl self"});
   CHECK(all.mpi_local_args == std::vector<std::string>{"-x A", "-x B"});
   CHECK(all.numa_aware);
   CHECK(all.dry_run);
@@ -61,12 +61,62 @@ TEST_CASE("run's options have PopRun's names and defaults", "[cli]") {
   CHECK_FALSE(parse({"--print-topology=no", "--", "p"}).print_topology);
 }
 
-TEST_CASE("run's command line errors", "[cli]") {
-  CHECK_THROWS_AS(parse({"--bogus", "--", "p"}), CLI::ParseError);
-  CHECK_THROWS_AS(parse({"--num-instances", "two", "--", "p"}), CLI::ParseError);
-  CHECK_THROWS_AS(parse({"--host", "a", "--hostfile", "f", "--", "p"}), CLI::ParseError);
-  // a program without `--` (here a value meant for a flag) is never started
-  CHECK_THROWS_WITH(parse({"prog", "arg"}), Catch::Matchers::Contains("put the program after '--'"));
+TEST_CASE("run takes PopRun's command lines", "[cli]") {
+  // the program starts at the first word that is not an option; its own options stay its own
+  const auto plain = parse({"--num-instances", "2", "python3", "train.py", "--num-instances", "3"});
+  CHECK(plain.num_instances == 2);
+  CHECK(plain.program == std::vector<std::string>{"python3", "train.py", "--num-instances", "3"});
+  CHECK(parse({"prog", "--", "x"}).program == std::vector<std::string>{"prog", "--", "x"});
+  CHECK(parse({"--", "-prog"}).program == std::vector<std::string>{"-prog"});
+  // boolean options take PopRun's words, in any case, with a space or '='
+  for (const char* yes : {"yes", "true", "on", "1", "YES", "True"}) {
+    CHECK(parse({"--print-topology", yes, "prog"}).print_topology);
+    CHECK(parse({std::string("--numa-aware=") + yes, "prog"}).numa_aware);
+  }
+  for (const char* no : {"no", "false", "off", "0", "No"}) {
+    const auto options = parse({"--print-topology", no, "--numa-aware", no, "prog"});
+    CHECK_FALSE(options.print_topology);
+    CHECK_FALSE(options.numa_aware);
+  }
+  CHECK(parse({"--print-topology", "--", "prog"}).print_topology);     // bare, then '--'
+  CHECK(parse({"--numa-aware", "--dry-run", "prog"}).numa_aware);      // bare, then an option
+  CHECK(parse({"--print-topology=yes", "--print-topology=no", "p"}).print_topology == false);  // the last counts
+  // the MPI argument options repeat and accumulate
+  const auto mpi = parse({"--mpi-global-args=--tag-output", "--mpi-global-args", "--mca btl self", "--mpi-local-args",
+                          "-x A", "--mpi-local-args", "-x B", "prog"});
+  CHECK(mpi.mpi_global_args == std::vector<std::string>{"--tag-output", "--mca btl self"});
+  CHECK(mpi.mpi_local_args == std::vector<std::string>{"-x A", "-x B"});
+  // PopRun's harmless IPU options: accepted, each with a warning naming it
+  const auto ipu = parse({"--reset-partition=no", "--update-partition", "yes", "--vipu-server-timeout", "600",
+                          "--executable-cache-path", "/tmp/cache", "--offline-mode=1", "prog"});
+  REQUIRE(ipu.warnings.size() == 5);
+  const auto warned = [&ipu](const std::string& start) {
+    return std::any_of(ipu.warnings.begin(), ipu.warnings.end(),
+                       [&start](const std::string& warning) { return warning.rfind(start, 0) == 0; });
+  };
+  CHECK(warned("--reset-partition 'no': ignored"));
+  CHECK(warned("--update-partition 'yes': ignored"));
+  CHECK(warned("--vipu-server-timeout '600': ignored"));
+  CHECK(warned("--executable-cache-path '/tmp/cache': ignored"));
+  CHECK(warned("--offline-mode '1': ignored"));
+}
+
+TEST_CASE("run's command line errors name the option and the value", "[cli]") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_AS(parse({"--bogus", "--", "p"}), CLI::ExtrasError);
+  CHECK_THROWS_WITH(parse({"--num-instances", "two", "--", "p"}),
+                    Contains("--num-instances") && Contains("'two' is not a whole number from 1 to 4096"));
+  for (const char* number : {"0x10", "+2", " 2", "2.0", "-1", ""}) {
+    CHECK_THROWS_AS(parse({"--num-replicas", number, "p"}), CLI::ValidationError);
+  }
+  CHECK_THROWS_WITH(parse({"--num-instances", "4097", "p"}), Contains("out of range") && Contains("1 to 4096"));
+  CHECK_THROWS_WITH(parse({"--print-topology", "python3", "train.py"}),
+                    Contains("--print-topology") && Contains("'python3' is not a boolean") && Contains("yes/no"));
+  CHECK_THROWS_WITH(parse({"--vipu-partition", "pod64", "p"}),
+                    Contains("--vipu-partition") && Contains("'pod64'") && Contains("does not manage IPU partitions"));
+  CHECK_THROWS_WITH(parse({"--num-ilds=2", "p"}), Contains("--num-ilds") && Contains("IPU partitions"));
+  CHECK_THROWS_AS(parse({"--host", "a", "--hostfile", "/etc/hostname", "--", "p"}), CLI::ParseError);
+  CHECK_THROWS_WITH(parse({"--hostfile", "/tmp", "p"}), Contains("--hostfile") && Contains("is a directory"));
   CHECK(parse({}).program.empty());  // validate_options reports the missing program
 }
 
@@ -99,6 +149,28 @@ TEST_CASE("topology_table: hosts, instances, replicas and devices, each spanning
         std::vector<std::string>{"devices", "0-1", "2-3", "4-5", "6-7", "8-9", "10-11", "12-13", "14-15"});
   // host cell boundaries line up with instance and replica boundaries
   CHECK(lines[3].find('|', 13) == lines[5].find('|', lines[5].find('|', 13) + 1));
+}
+
+TEST_CASE("topology_table: large jobs by ranges, a column per instance, per host or for the job", "[table]") {
+  // 8 instances of 8 replicas: too many replicas for a column each, one column per instance.
+  const std::string per_instance = popdist::cli::topology_table(popdist::cli::plan_launch(8, 64, 2, {}));
+  INFO(per_instance);
+  CHECK(per_instance.find("|   0-7   |") != std::string::npos);
+  CHECK(per_instance.find("| 112-127 |") != std::string::npos);  // the devices of instance 7
+  // 64 instances on 4 hosts: one column per host
+  const std::vector<popdist::cli::HostSpec> four{{"a", {}}, {"b", {}}, {"c", {}}, {"d", {}}};
+  const std::string per_host = popdist::cli::topology_table(popdist::cli::plan_launch(64, 64, 1, four));
+  INFO(per_host);
+  CHECK(per_host.find("48-63") != std::string::npos);
+  // the largest job: 4096 instances of 256 replicas of 1024 devices on 4096 hosts, in one column
+  std::vector<popdist::cli::HostSpec> many;
+  for (int i = 0; i < 4096; ++i) many.push_back({"h" + std::to_string(i), {}});
+  const std::string largest = popdist::cli::topology_table(popdist::cli::plan_launch(4096, 1 << 20, 1024, many));
+  INFO(largest);
+  CHECK(largest.find("4096 hosts") != std::string::npos);
+  CHECK(largest.find("0-1048575") != std::string::npos);
+  CHECK(largest.find("0-1073741823") != std::string::npos);  // 2^30 devices, no overflow
+  CHECK(largest.size() < 2000);
 }
 
 TEST_CASE("find_program searches PATH like execvp", "[path]") {

@@ -33,13 +33,13 @@ TEST_CASE("validate_options: each bad value names the option and the value", "[v
   auto options = with_program();
   SECTION("counts < 1") {
     options.num_instances = 0;
-    CHECK_THROWS_WITH(validate_options(options), "--num-instances 0: must be at least 1");
+    CHECK_THROWS_WITH(validate_options(options), "--num-instances 0: expected a whole number from 1 to 4096");
     options.num_instances = 1;
     options.num_replicas = -2;
-    CHECK_THROWS_WITH(validate_options(options), "--num-replicas -2: must be at least 1");
+    CHECK_THROWS_WITH(validate_options(options), "--num-replicas -2: expected a whole number from 1 to 1048576");
     options.num_replicas = 1;
     options.ipus_per_replica = 0;
-    CHECK_THROWS_WITH(validate_options(options), "--ipus-per-replica 0: must be at least 1");
+    CHECK_THROWS_WITH(validate_options(options), "--ipus-per-replica 0: expected a whole number from 1 to 1024");
   }
   SECTION("--num-replicas defaults to one per instance") {
     options.num_instances = 4;
@@ -54,6 +54,28 @@ TEST_CASE("validate_options: each bad value names the option and the value", "[v
     options.num_replicas = 2;  // fewer replicas than instances
     CHECK_THROWS_WITH(validate_options(options), Contains("--num-replicas 2 is not divisible by --num-instances 4"));
   }
+  SECTION("an instance's IPUs must be 1 or a power of two") {
+    options.num_instances = 2;
+    options.num_replicas = 6;
+    CHECK_THROWS_WITH(validate_options(options),
+                      Contains("each instance would drive 3 replicas x 1 IPUs per replica = 3 IPUs, which is not 1 or a "
+                               "power of two"));
+    options.num_replicas = 4;
+    options.ipus_per_replica = 3;
+    CHECK_THROWS_WITH(validate_options(options), Contains("2 replicas x 3 IPUs per replica = 6 IPUs"));
+    options.ipus_per_replica = 4;
+    CHECK_NOTHROW(validate_options(options));
+  }
+  SECTION("the largest job is accepted, without overflow in the suggestion for the next") {
+    options.num_instances = 4096;
+    options.num_replicas = 1 << 20;
+    options.ipus_per_replica = 1024;
+    CHECK_NOTHROW(validate_options(options));
+    options.num_replicas = (1 << 20) - 1;
+    CHECK_THROWS_WITH(validate_options(options), Contains("(e.g. --num-replicas 1048576)"));
+    options.num_replicas = (1 << 20) + 1;
+    CHECK_THROWS_WITH(validate_options(options), Contains("from 1 to 1048576"));
+  }
   SECTION("--host with --hostfile") {
     options.host_lists = {"a"};
     options.hostfile = "hosts.txt";
@@ -61,7 +83,7 @@ TEST_CASE("validate_options: each bad value names the option and the value", "[v
   }
   SECTION("no program") {
     options.program.clear();
-    CHECK_THROWS_WITH(validate_options(options), Contains("no program to run: put it after '--'"));
+    CHECK_THROWS_WITH(validate_options(options), Contains("no program to run: give it after the options"));
   }
   SECTION("--only-output-from-instance out of range") {
     options.num_instances = 2;

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,9 +48,14 @@ TEST_CASE("device.pairs come after the singles", "[device]") {
   for (int rank = 0; rank < 8; ++rank) CHECK(device_id(instance(rank, 8, 1, 2)) == 16 + rank);
 }
 
-TEST_CASE("device.a share that is not a power of two rounds up", "[device]") {
-  // 3 devices need a group of 4: after 3 singles (N/1) and 1 pair (3/2 rounds down): id 4.
-  CHECK(device_id(instance(0, 1, 3, 1)) == 3 + 1);
+TEST_CASE("device.a share that is not 1 or a power of two has no id, and the error names the counts", "[device]") {
+  // IPUs are attached in groups of 1, 2, 4, 8, ...: 3 devices are no group.
+  CHECK_THROWS_AS(device_id(instance(0, 1, 3, 1)), TopologyError);
+  CHECK_THROWS_WITH(device_id(instance(0, 1, 3, 1)),
+                    Catch::Contains("3 local replicas x 1 devices per replica = 3 devices per instance") &&
+                        Catch::Contains("1 or a power of two"));
+  CHECK_THROWS_WITH(device_id(instance(0, 2, 1, 6)), Catch::Contains("1 local replicas x 6 devices per replica"));
+  CHECK_THROWS_WITH(device_id(instance(0, 1, 1, 1), 3), Catch::Contains("= 3 devices"));  // the argument counts
 }
 
 TEST_CASE("device.the argument overrides the topology's devices per replica", "[device]") {
@@ -91,11 +97,28 @@ TEST_CASE("device.local ordinals: local replicas x devices from local index x th
 
 TEST_CASE("device.local ordinals beyond int are a UsageError", "[device]") {
   Topology t;
-  t.num_local_replicas = 1 << 20;
+  t.num_local_replicas = 1 << 10;
   t.ipus_per_replica = 1 << 10;
-  t.local_instance_index = 2;
+  t.local_instance_index = 2048;
   CHECK_THROWS_AS(local_device_ordinals(t), UsageError);
   CHECK_THROWS_WITH(local_device_ordinals(t), Catch::Contains("2147483647"));
+}
+
+TEST_CASE("device.huge counts are refused before anything is allocated; the range needs no list", "[device]") {
+  Topology t;
+  t.num_local_replicas = 2000000000;  // POPDIST_NUM_LOCAL_REPLICAS=2000000000
+  t.ipus_per_replica = 1;
+  CHECK_THROWS_WITH(local_device_ordinals(t), Catch::Contains("2000000000 devices") && Catch::Contains("1048576"));
+  t.num_local_replicas = 2;
+  t.ipus_per_replica = 1073741824;
+  t.local_instance_index = 2147483647;
+  CHECK_THROWS_AS(local_device_ordinals(t), UsageError);
+  const DeviceRange range = local_device_range(t);
+  CHECK(range.count == 2147483648);
+  CHECK(range.first == std::int64_t{2147483647} * 2147483648);  // no overflow in 64 bits
+  t.num_local_replicas = 2147483647;
+  t.ipus_per_replica = 2147483647;
+  CHECK(local_device_range(t).first == INT64_MAX);  // saturates instead of overflowing
 }
 
 TEST_CASE("device.check_ipus_per_replica", "[device]") {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "shell_words.hpp"
+#include "whole_lines.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -56,7 +57,11 @@ const std::vector<std::string>& forwardable_variables() {
 MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
   MpirunCommand command;
   auto& argv = command.argv;
-  auto global_args = split_shell_words(options.mpi_global_args, "--mpi-global-args");
+  std::vector<std::string> global_args;
+  for (const auto& text : options.mpi_global_args) {
+    auto words = split_shell_words(text, "--mpi-global-args");
+    global_args.insert(global_args.end(), words.begin(), words.end());
+  }
   std::vector<std::string> local_args;
   for (const auto& text : options.mpi_local_args) {
     auto words = split_shell_words(text, "--mpi-local-args");
@@ -116,9 +121,18 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
   const bool user_output_option =
       contains(global_args, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output",
                              "--output-filename", "-output-filename", "--xml", "-xml"});
+  bool tagged = contains(global_args, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output"});
   if (plan.num_instances > 1 && !user_output_option) {
     argv.push_back("--tag-output");
+    tagged = true;
     command.decisions.push_back("added --tag-output: each output line starts with [jobid,instance]<stream>:");
+  }
+  // Open MPI tags what each read of an instance's pipe returns: lines must arrive whole.
+  const bool whole_lines = tagged && !context.whole_lines_launcher.empty();
+  if (whole_lines) {
+    command.decisions.push_back(fmt::format("output is tagged: each instance runs under {} {} so that its lines reach "
+                                            "Open MPI whole (one tag per line)",
+                                            context.whole_lines_launcher, whole_lines_command));
   }
 
   if (options.numa_aware) {
@@ -133,6 +147,13 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
     command.warnings.push_back(
         "--mpi-global-args changes the placement (--map-by/--host/--rankfile/...): instances may not land where the "
         "plan says, and POPDIST_LOCAL_INSTANCE_INDEX may then disagree with mpirun's local rank");
+  }
+  if (contains(global_args, {"--enable-recovery", "-enable-recovery"})) {
+    // Inside Slurm, Open MPI starts its daemons with `srun --kill-on-bad-exit` only without
+    // recovery: with it, a dead instance's step can leave the others waiting.
+    command.warnings.push_back(
+        "--mpi-global-args has --enable-recovery: a dead instance no longer ends the job (and inside Slurm, Open MPI "
+        "then starts its daemons without srun --kill-on-bad-exit)");
   }
   argv.insert(argv.end(), global_args.begin(), global_args.end());
 
@@ -149,6 +170,8 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
       // Open MPI has no per-rank output switch: the other instances run under a shell that sends
       // their stdout and stderr to /dev/null (their exit status still counts).
       argv.insert(argv.end(), {"/bin/sh", "-c", "exec \"$@\" >/dev/null 2>&1", "popdist-silenced"});
+    } else if (whole_lines) {
+      argv.insert(argv.end(), {context.whole_lines_launcher, whole_lines_command, "--"});
     }
     argv.insert(argv.end(), options.program.begin(), options.program.end());
   }

@@ -22,6 +22,9 @@ struct MpirunContext {
   int local_cores = 1;                    ///< cores of this machine (slots when no hosts are given)
   std::optional<std::string> env_pml;     ///< OMPI_MCA_pml from our environment, when set
   std::vector<std::string> forwarded;     ///< set variables to forward by name (-x PATH ...)
+  /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
+  /// the output (whole_lines.hpp); empty: the program is started directly.
+  std::string whole_lines_launcher;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.

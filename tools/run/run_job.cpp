@@ -27,6 +27,11 @@ MpirunContext machine_context(const EnvLookup& env) {
   for (const auto& name : forwardable_variables()) {
     if (env(name)) context.forwarded.push_back(name);
   }
+  // This very binary starts the instances under `_whole-lines` (the same path on every host, as
+  // for the program itself).
+  char self[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (length > 0) context.whole_lines_launcher.assign(self, static_cast<std::size_t>(length));
   return context;
 }
 
@@ -58,6 +63,9 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
               : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection.source, plan.hosts.size(),
                             plan.hosts.front().num_instances));
     }
+    // The command first: its errors (e.g. an unbalanced quote in --mpi-global-args) are usage
+    // errors, reported even where mpirun is missing.
+    command = build_mpirun_command(plan, options, machine_context(env));
     const auto path = env("PATH").value_or("");
     const auto mpirun = find_program("mpirun", path);
     if (!mpirun) {
@@ -66,10 +74,10 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
                       path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
       return exit_mpirun_not_found;
     }
-    command = build_mpirun_command(plan, options, machine_context(env));
     mpirun_path = *mpirun;
   } catch (const UsageError& e) {
-    say(e.what());
+    // The same shape as the parser's errors (argument_checks.hpp), in one write.
+    say(fmt::format("error: {}\nRun with --help for more information.", e.what()));
     return exit_usage;
   }
 

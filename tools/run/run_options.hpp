@@ -19,12 +19,13 @@ struct RunOptions {
   std::string hostfile;                       ///< --hostfile (exclusive with --host)
   bool print_topology = false;
   std::optional<int> only_output_from_instance;
-  std::string mpi_global_args;                ///< one string, split like a shell would
-  std::vector<std::string> mpi_local_args;    ///< repeatable; each split like a shell would
+  std::vector<std::string> mpi_global_args;  ///< repeatable; each split like a shell would
+  std::vector<std::string> mpi_local_args;   ///< repeatable; each split like a shell would
   bool numa_aware = false;
   bool dry_run = false;
   int verbosity = 0;                          ///< -v 1, -vv 2
-  std::vector<std::string> program;           ///< the program and its arguments (after `--`)
+  std::vector<std::string> warnings;          ///< PopRun options accepted but without effect here
+  std::vector<std::string> program;           ///< the program and its arguments
 };
 
 /// --num-replicas, or one replica per instance when it was not given.

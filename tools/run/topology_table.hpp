@@ -1,6 +1,7 @@
 #pragma once
 // PopRun's --print-topology table: rows of hosts, instances, replicas and the devices of each
-// replica, each cell spanning the cells below it. Pure.
+// replica, each cell spanning the cells below it, drawn by the box renderer `popdist topology`
+// uses too. Large jobs are shown by ranges (a column per instance or per host). Pure.
 
 #include <string>
 

@@ -1,6 +1,9 @@
 #include "topology_json.hpp"
 
+#include <optional>
 #include <sstream>
+
+#include "popdist/error.hpp"
 
 namespace popdist::cli::topology_cmd {
 
@@ -17,7 +20,18 @@ void write_topology_members(JsonWriter& json, const Topology& topology) {
   json.key("ipus_per_replica").value(topology.ipus_per_replica);
   json.key("uniform_replicas_per_instance").value(topology.uniform_replicas_per_instance);
   json.key("popdist_env_set").value(topology.popdist_env_set);
-  json.key("device_id").value(device_id(topology));
+  // null when the instance's devices are not 1 or a power of two (no device group, no id).
+  std::optional<std::int64_t> id;
+  try {
+    id = device_id(topology);
+  } catch (const TopologyError&) {
+  }
+  json.key("device_id");
+  if (id) {
+    json.value(*id);
+  } else {
+    json.value(nullptr);
+  }
   json.key("provenance").begin_object();
   for (const auto& [field, source] : topology.provenance) json.key(field).value(source);
   json.end_object();

@@ -1,18 +1,16 @@
 #include "topology_report.hpp"
 
+#include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
 #include "box_diagram.hpp"
+#include "popdist/error.hpp"
 #include "text_table.hpp"
 
 namespace popdist::cli::topology_cmd {
 namespace {
-
-// Beyond this many columns the box would not fit a terminal: one column per instance (or per
-// replica range) instead, and no box at all for very large jobs (the table still lists them).
-constexpr int max_box_columns = 32;
 
 std::string yes_no(bool flag) { return flag ? "true" : "false"; }
 
@@ -20,8 +18,16 @@ std::string host_label(const std::optional<int>& host_index) {
   return host_index ? "host " + std::to_string(*host_index) : std::string("host ? (not given by the launcher)");
 }
 
-std::string replica_range_text(int offset, int count) {
-  return count == 1 ? std::to_string(offset) : std::to_string(offset) + "-" + std::to_string(offset + count - 1);
+std::string replica_range_text(int offset, int count) { return index_range(offset, count); }
+
+// The device id, or why there is none (the report still shows everything else).
+std::string device_id_text(const Topology& t) {
+  try {
+    return std::to_string(device_id(t));
+  } catch (const TopologyError&) {
+    return "none (" + std::to_string(static_cast<std::int64_t>(t.num_local_replicas) * t.ipus_per_replica) +
+           " devices per instance is not 1 or a power of two)";
+  }
 }
 
 std::string warnings_section(const std::vector<std::string>& warnings) {
@@ -31,11 +37,10 @@ std::string warnings_section(const std::vector<std::string>& warnings) {
   return out;
 }
 
-std::string instance_box(const Topology& t, const std::vector<int>& ordinals) {
+std::string instance_box(const Topology& t, const DeviceRange& ordinals) {
   std::vector<DiagramRow> rows;
-  const int devices = static_cast<int>(ordinals.size());
-  const bool one_cell_per_device = devices <= max_box_columns;
-  const int columns = one_cell_per_device ? devices : 1;
+  const bool one_cell_per_device = ordinals.count <= max_box_columns;
+  const int columns = one_cell_per_device ? static_cast<int>(ordinals.count) : 1;
   rows.push_back({"hosts", {{host_label(t.host_index), columns}}});
   rows.push_back({"instances",
                   {{"instance " + std::to_string(t.instance_index) + " (local " + std::to_string(t.local_instance_index) +
@@ -47,10 +52,10 @@ std::string instance_box(const Topology& t, const std::vector<int>& ordinals) {
     for (int r = 0; r < t.num_local_replicas; ++r) {
       replicas.cells.push_back({std::to_string(t.replica_index_offset + r), t.ipus_per_replica});
     }
-    for (int ordinal : ordinals) device_row.cells.push_back({std::to_string(ordinal), 1});
+    for (std::int64_t d = 0; d < ordinals.count; ++d) device_row.cells.push_back({std::to_string(ordinals.first + d), 1});
   } else {
     replicas.cells.push_back({replica_range_text(t.replica_index_offset, t.num_local_replicas), 1});
-    device_row.cells.push_back({format_index_list(ordinals), 1});
+    device_row.cells.push_back({index_range(ordinals.first, ordinals.count), 1});
   }
   rows.push_back(std::move(replicas));
   rows.push_back(std::move(device_row));
@@ -95,14 +100,15 @@ std::string job_box(const JobSummary& job) {
 }  // namespace
 
 std::string instance_report(const Topology& t) {
-  const std::vector<int> ordinals = local_device_ordinals(t);
-  const std::int64_t id = device_id(t);
+  // A range, not a list: a topology of 2 x 2^30 devices must not allocate them to print them.
+  const DeviceRange ordinals = local_device_range(t);
+  const std::string id = device_id_text(t);
   std::string out = instance_box(t, ordinals);
   out += "\nInstance " + std::to_string(t.instance_index) + " of " + std::to_string(t.num_instances) + " (launcher " +
          std::string(launcher_name(t.launcher)) + "): " + (t.num_local_replicas == 1 ? "replica " : "replicas ") +
          replica_range_text(t.replica_index_offset, t.num_local_replicas) + " of " + std::to_string(t.num_total_replicas) +
          ", " + std::to_string(t.ipus_per_replica) + (t.ipus_per_replica == 1 ? " device" : " devices") +
-         " per replica, device id " + std::to_string(id) + "\n\n";
+         " per replica, device id " + id + "\n\n";
 
   const std::vector<std::pair<std::string, std::string>> fields = {
       {"launcher", std::string(launcher_name(t.launcher))},
@@ -117,8 +123,8 @@ std::string instance_report(const Topology& t) {
       {"ipus_per_replica", std::to_string(t.ipus_per_replica)},
       {"uniform_replicas_per_instance", yes_no(t.uniform_replicas_per_instance)},
       {"popdist_env_set", yes_no(t.popdist_env_set)},
-      {"device_id", std::to_string(id)},
-      {"local_device_ordinals", format_index_list(ordinals)},
+      {"device_id", id},
+      {"local_device_ordinals", index_range(ordinals.first, ordinals.count)},
   };
   std::vector<std::vector<std::string>> rows;
   std::map<std::string, std::string> unlisted = t.provenance;  // provenance of fields not in the list above
@@ -145,7 +151,7 @@ std::string job_report(const JobSummary& job) {
                     "[" + std::to_string(t.replica_index_offset) + ", " +
                         std::to_string(static_cast<long long>(t.replica_index_offset) + t.num_local_replicas) + ")",
                     std::to_string(t.num_total_replicas), std::to_string(t.ipus_per_replica),
-                    std::to_string(device_id(t)), std::string(launcher_name(t.launcher))});
+                    device_id_text(t), std::string(launcher_name(t.launcher))});
   }
   out += render_text_table({"instance", "hostname", "host index", "local index/count", "replicas", "total",
                             "devices/replica", "device id", "launcher"},

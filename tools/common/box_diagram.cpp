@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace popdist::cli::topology_cmd {
+namespace popdist::cli {
 namespace {
 
 std::string centred(const std::string& text, std::size_t width) {
@@ -17,6 +17,10 @@ std::string padded_right(const std::string& text, std::size_t width) {
 }
 
 }  // namespace
+
+std::string index_range(std::int64_t first, std::int64_t count) {
+  return count == 1 ? std::to_string(first) : std::to_string(first) + "-" + std::to_string(first + count - 1);
+}
 
 std::string render_box_diagram(const std::string& heading, const std::vector<DiagramRow>& rows) {
   if (rows.empty()) throw std::invalid_argument("render_box_diagram: no rows");
@@ -76,4 +80,4 @@ std::string render_box_diagram(const std::string& heading, const std::vector<Dia
   return out;
 }
 
-}  // namespace popdist::cli::topology_cmd
+}  // namespace popdist::cli

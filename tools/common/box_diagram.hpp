@@ -12,10 +12,19 @@
 //   | replicas  | 0  | 1  | 2  | 3  |
 //    -------------------------------
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
-namespace popdist::cli::topology_cmd {
+namespace popdist::cli {
+
+/// The most columns a box has before it stops fitting a terminal: callers group larger jobs into
+/// ranges (one column per instance or per host) instead of listing every replica.
+inline constexpr int max_box_columns = 32;
+
+/// "first" or "first-last" for `count` consecutive indices starting at `first` (64-bit: a range
+/// of devices may end past INT_MAX in a caller's arithmetic before it is checked).
+[[nodiscard]] std::string index_range(std::int64_t first, std::int64_t count);
 
 /// One cell: its text and how many columns of the finest level it spans (>= 1).
 struct DiagramCell {
@@ -33,4 +42,4 @@ struct DiagramRow {
 /// every cell's text. Throws std::invalid_argument when the rows' spans do not add up alike.
 [[nodiscard]] std::string render_box_diagram(const std::string& heading, const std::vector<DiagramRow>& rows);
 
-}  // namespace popdist::cli::topology_cmd
+}  // namespace popdist::cli

@@ -1,0 +1,17 @@
+#pragma once
+// The largest job `popdist run` plans. Every count is checked against these before anything is
+// allocated for it, and the bounds keep every product (replicas x devices, instances x replicas)
+// inside an int, so no arithmetic on them can overflow.
+
+namespace popdist::cli {
+
+/// Each instance is one app context on mpirun's command line (~300 bytes), and Linux limits a
+/// command line to about 2 MB: 4096 contexts is the most that fits with room to spare.
+inline constexpr int max_instances = 4096;
+/// Hosts beyond the number of instances could not all be used (instances divide evenly).
+inline constexpr int max_hosts = max_instances;
+/// 2^20 replicas; with max_ipus_per_replica devices each, 2^30 devices still fit an int.
+inline constexpr int max_replicas = 1 << 20;
+inline constexpr int max_ipus_per_replica = 1 << 10;
+
+}  // namespace popdist::cli

@@ -1,0 +1,23 @@
+#pragma once
+// Open MPI's --tag-output tags each chunk it reads from an instance's pipe, not each line: a line
+// written in two pieces (Python's print under PYTHONUNBUFFERED=1 writes the text, then "\n"; C's
+// stdio flushes a full buffer mid-line; `printf a; printf 'b\n'`) comes out as
+// `[1,0]<stdout>:a[1,0]<stdout>:b`, or with another instance's tag in between. So under tagging,
+// `popdist run` starts each instance as `popdist _whole-lines -- program args`: the program's
+// stdout and stderr go to pipes read here, and reach Open MPI one write per run of complete lines
+// (a last line without a newline gets one, or the next instance's output would be glued to it).
+
+#include <string>
+#include <vector>
+
+namespace popdist::cli {
+
+/// The hidden subcommand's name (on the instances' command lines only).
+inline constexpr const char* whole_lines_command = "_whole-lines";
+
+/// Runs `program` with its stdout and stderr passed on in whole lines; forwards SIGTERM, SIGINT,
+/// SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGCONT to it; ends as it ended (its status, or the
+/// same signal). The program dies with this process (PR_SET_PDEATHSIG), so nothing is left behind.
+[[nodiscard]] int run_with_whole_lines(const std::vector<std::string>& program);
+
+}  // namespace popdist::cli

@@ -1,0 +1,43 @@
+#include "init_settings.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+
+#include "argument_text.hpp"
+#include "popdist/error.hpp"
+
+namespace popdist::cli::topology_cmd {
+
+// The same rules as init() (POPDIST_SYNC_TIMEOUT) and popdist's logger (POPDIST_LOG_LEVEL).
+std::vector<std::string> check_init_settings(const EnvLookup& env) {
+  std::vector<std::string> warnings;
+  if (const auto timeout = env("POPDIST_SYNC_TIMEOUT")) {
+    double seconds = 0;
+    const char* first = timeout->data();
+    const char* last = first + timeout->size();
+    const auto [end, error] = std::from_chars(first, last, seconds);
+    if (timeout->empty() || error != std::errc() || end != last || !std::isfinite(seconds) || seconds <= 0) {
+      throw EnvironmentError(fmt::format("POPDIST_SYNC_TIMEOUT={} is not a timeout: expected a positive number of "
+                                         "seconds such as 30 or 0.5 (init() would refuse it)",
+                                         shown(*timeout)));
+    }
+  }
+  if (const auto level = env("POPDIST_LOG_LEVEL"); level && !level->empty()) {
+    std::string name = *level;
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    constexpr std::array<const char*, 7> levels{"trace", "debug", "info", "warn", "error", "critical", "off"};
+    if (std::find(levels.begin(), levels.end(), name) == levels.end()) {
+      warnings.push_back(fmt::format("POPDIST_LOG_LEVEL={} is not a level; expected one of trace, debug, info, warn, "
+                                     "error, critical, off (popdist's logger would use warn)",
+                                     shown(*level)));
+    }
+  }
+  return warnings;
+}
+
+}  // namespace popdist::cli::topology_cmd
