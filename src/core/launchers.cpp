@@ -213,22 +213,11 @@ std::optional<std::string> pals_present(const EnvLookup& env) {
   return std::nullopt;
 }
 
-/// The first of two variables that mean the same thing; both set and different is an error.
-std::optional<Field> read_either(Launcher launcher, const EnvLookup& env, const std::string& preferred,
-                                 const std::string& alternative, Expect expect) {
-  auto first = read_field(env, preferred, expect);
-  const auto second = read_field(env, alternative, expect);
-  if (first && second && first->value != second->value) {
-    fail(launcher, fmt::format("{} and {} disagree; expected the same value", show(*first), show(*second)));
-  }
-  return first ? first : second;
-}
-
 Identity pals_read(const EnvLookup& env) {
   Identity identity;
   identity.launcher = Launcher::Pals;
   identity.detected_by = pals_present(env).value_or(kForced);
-  const auto rank = read_either(identity.launcher, env, "PMI_RANK", "PALS_RANKID", Expect::NonNegative);
+  const auto rank = read_alike(identity.launcher, env, {"PMI_RANK", "PALS_RANKID"}, Expect::NonNegative);
   const auto size = read_field(env, "PMI_SIZE", Expect::Positive);
   // Each sentence names what is set and what is missing once (the marker may be the rank itself).
   const std::string expected = "expected PMI_RANK (or PALS_RANKID) and PMI_SIZE";
@@ -244,7 +233,7 @@ Identity pals_read(const EnvLookup& env) {
   identity.rank = *rank;
   identity.size = *size;
   const auto local_rank =
-      read_either(identity.launcher, env, "PMI_LOCAL_RANK", "PALS_LOCAL_RANKID", Expect::NonNegative);
+      read_alike(identity.launcher, env, {"PMI_LOCAL_RANK", "PALS_LOCAL_RANKID"}, Expect::NonNegative);
   const auto local_size = read_field(env, "PMI_LOCAL_SIZE", Expect::Positive);
   if (local_rank && !local_size) {
     fail(identity.launcher, fmt::format("{} is set but PMI_LOCAL_SIZE is not; expected both or neither",

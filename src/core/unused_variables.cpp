@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "core/launchers.hpp"
@@ -34,44 +35,37 @@ UnusedVariable unused(const EnvLookup& env, const StatedVariable& variable, cons
 }  // namespace
 
 std::vector<UnusedVariable> unused_launch_variables(const EnvLookup& env) {
-  std::vector<UnusedVariable> found;
-  std::set<std::string> seen;
+  const auto& probes = launcher_probes();
   // A variable several families state (RANK: torchrun and pytorch; PMI_RANK: pals and mpich) is
   // explained by the last, lowest-priority one, whose reason is the least demanding.
-  const auto& probes = launcher_probes();
+  std::map<std::string, std::size_t> owner;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    for (const auto& variable : probes[i].stated) owner[variable.name] = i;
+  }
   // Under POPDIST_LAUNCHER=singleton or popdist, a present family's variables are reported as a
   // disagreeing launch instead, and PMIX_RANK & co. are that family's companions.
+  std::set<std::string> claimed;
   bool any_present = false;
   for (const auto& probe : probes) {
     if (!probe.present(env)) continue;
     any_present = true;
-    for (const auto& variable : probe.stated) seen.insert(variable.name);
+    for (const auto& variable : probe.stated) claimed.insert(variable.name);
   }
-  for (auto probe = probes.rbegin(); probe != probes.rend(); ++probe) {
-    for (const auto& variable : probe->stated) {
-      if (!seen.insert(variable.name).second) continue;
+  std::vector<UnusedVariable> found;
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    for (const auto& variable : probes[i].stated) {
+      if (owner.at(variable.name) != i || claimed.count(variable.name) != 0) continue;
       if (const auto value = env(variable.name)) {
-        found.push_back(unused(env, variable, *value, probe->needs, probe->launcher == Launcher::Slurm));
+        found.push_back(unused(env, variable, *value, probes[i].needs, probes[i].launcher == Launcher::Slurm));
       }
     }
   }
+  if (any_present) return found;
   for (const auto& familyless : familyless_variables()) {
-    if (any_present) break;
-    if (!seen.insert(familyless.variable.name).second) continue;
     if (const auto value = env(familyless.variable.name)) {
       found.push_back(unused(env, familyless.variable, *value, familyless.why, false));
     }
   }
-  // Report in priority order (the loop above ran backwards to pick the reasons).
-  std::stable_sort(found.begin(), found.end(), [&](const UnusedVariable& a, const UnusedVariable& b) {
-    const auto rank = [&](const UnusedVariable& v) {
-      for (std::size_t i = 0; i < probes.size(); ++i) {
-        if (probes[i].needs == v.why) return i;
-      }
-      return probes.size();
-    };
-    return rank(a) < rank(b);
-  });
   return found;
 }
 

@@ -18,8 +18,8 @@ struct UnusedVariable {
   bool slurm = false;         ///< a Slurm step variable (reported with the allocation warning)
 };
 
-/// Every set variable that a probe or a family-less launcher states, in priority order. Meant for
-/// an environment in which no family is present: each variable is then unused.
+/// Every set variable that a family or a family-less launcher states, in priority order, except
+/// those of a family that is present (which detect() reports as a launch of its own).
 [[nodiscard]] std::vector<UnusedVariable> unused_launch_variables(const EnvLookup& env);
 
 /// "RANK=3, LOCAL_RANK=1" for the given entries.
