@@ -16,9 +16,10 @@
 namespace popdist {
 
 /// The launcher family that supplied this process's identity (DESIGN.md 3.2).
-enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun };
+enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun, Horovod, Lsf, PyTorch };
 
-/// "singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun".
+/// "singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun", "horovod", "lsf",
+/// "pytorch".
 [[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
 
 /// The inverse of launcher_name(); std::nullopt for an unknown name.

@@ -15,12 +15,21 @@
 //   is derived, and a derived-uniform instance whose offset is not index x local is an error
 //   that says how to declare non-uniform replicas.
 // - A lower-priority family that is present but malformed is a warning, not an error: it is
-//   not used. PMIX_RANK only warns when no family at all is present.
+//   not used.
+// - Never a silent singleton: when no family is formed, every variable that states part of a
+//   launch (RANK, SLURM_PROCID, PMIX_RANK, ...) is named in a warning with the reason it was not
+//   used; an index > 0 among them (a process that is certainly not the job's first) is an error
+//   unless POPDIST_LAUNCHER=singleton. Under the popdist family (PopRun's variables without a
+//   launcher) they only warn: PopRun's variables state the instance explicitly.
+// - POPDIST_LAUNCHER=<family> reads the family's identity variables even when its marker is
+//   absent (torch.distributed.launch without TORCHELASTIC_RUN_ID), with a warning naming the
+//   missing marker.
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <utility>
@@ -28,6 +37,7 @@
 
 #include "core/launchers.hpp"
 #include "core/numbers.hpp"
+#include "core/unused_variables.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology.hpp"
 
@@ -53,7 +63,8 @@ constexpr const char* kReplicaVariables[] = {kTotal, kLocal, kOffset, kUniform};
 /// The whole PopRun contract (DESIGN.md 3.1): any of them makes isPopdistEnvSet() true.
 constexpr const char* kContractVariables[] = {kTotal, kLocal, kOffset, kIpus, kUniform, kLocalInstance};
 
-constexpr const char* kValidNames = "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun";
+constexpr const char* kValidNames =
+    "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun, horovod, lsf, pytorch";
 
 std::string show(const Number& number) { return fmt::format("{}={}", number.source, number.value); }
 std::string show(const Field& field) { return fmt::format("{}={}", field.source, field.value); }
@@ -64,6 +75,7 @@ struct Choice {
   std::string source = "default";   ///< provenance of "launcher"
   std::optional<Identity> identity;  ///< std::nullopt for the popdist family (no launcher)
   bool forced = false;
+  std::vector<std::string> warnings;  ///< e.g. a forced family whose marker is missing
 };
 
 Choice choose_forced(const EnvLookup& env, const std::string& value) {
@@ -72,21 +84,32 @@ Choice choose_forced(const EnvLookup& env, const std::string& value) {
     throw EnvironmentError(fmt::format("{}='{}' is not a launcher name; expected one of {}", kLauncherVariable,
                                        detail::printable(value), kValidNames));
   }
-  Choice choice{*launcher, kLauncherVariable, std::nullopt, true};
+  Choice choice{*launcher, kLauncherVariable, std::nullopt, true, {}};
   if (*launcher == Launcher::Singleton) {
     choice.identity = detail::singleton_identity();
   } else if (const auto* probe = detail::find_probe(*launcher)) {
-    if (!probe->present(env)) {
-      std::string markers;
-      for (const auto& marker : probe->markers) markers += (markers.empty() ? "" : ", ") + marker;
+    if (probe->present(env)) {
+      choice.identity = probe->read(env);
+      return choice;
+    }
+    // Forced without its marker (e.g. torch.distributed.launch, which the README sends here):
+    // the family's identity variables must then be complete on their own.
+    std::string markers;
+    for (const auto& marker : probe->markers) markers += (markers.empty() ? "" : ", ") + marker;
+    try {
+      choice.identity = probe->read(env);
+    } catch (const EnvironmentError& error) {
       const std::string hint = *launcher == Launcher::Slurm
                                    ? " (salloc and sbatch allocate but do not launch: run under srun)"
                                    : std::string();
-      throw EnvironmentError(fmt::format("{}={} but none of the {} launcher's variables is set ({}){}; expected a "
-                                         "process started by that launcher",
-                                         kLauncherVariable, value, value, markers, hint));
+      throw EnvironmentError(fmt::format("{}={} but none of the {} launcher's variables is set ({}){}, and its "
+                                         "identity cannot be read without them ({}); expected a process started by "
+                                         "that launcher",
+                                         kLauncherVariable, value, value, markers, hint, error.what()));
     }
-    choice.identity = probe->read(env);
+    choice.warnings.push_back(fmt::format("{}={} but none of the {} launcher's variables is set ({}); reading its "
+                                          "identity anyway: {}",
+                                          kLauncherVariable, value, value, markers, choice.identity->summary()));
   }
   return choice;
 }
@@ -108,12 +131,12 @@ std::optional<std::string> first_set(const EnvLookup& env, const char* const* be
 Choice choose(const EnvLookup& env) {
   if (const auto forced = env(kLauncherVariable)) return choose_forced(env, *forced);
   for (const auto& probe : detail::launcher_probes()) {
-    if (auto marker = probe.present(env)) return Choice{probe.launcher, *marker, probe.read(env), false};
+    if (auto marker = probe.present(env)) return Choice{probe.launcher, *marker, probe.read(env), false, {}};
   }
   if (auto variable = first_set(env, std::begin(kReplicaVariables), std::end(kReplicaVariables))) {
-    return Choice{Launcher::PopDist, *variable, std::nullopt, false};
+    return Choice{Launcher::PopDist, *variable, std::nullopt, false, {}};
   }
-  return Choice{Launcher::Singleton, "default", detail::singleton_identity(), false};
+  return Choice{Launcher::Singleton, "default", detail::singleton_identity(), false, {}};
 }
 
 /// Warnings for every other family that is present and describes a different rank or size
@@ -136,6 +159,8 @@ std::vector<std::string> conflict_warnings(const EnvLookup& env, const Choice& c
     if (!probe.present(env)) continue;
     // PALS provides its identity through PMI_RANK/PMI_SIZE: those are not a second (MPICH) launch.
     if (choice.launcher == Launcher::Pals && probe.launcher == Launcher::Mpich) continue;
+    // torchrun's RANK/WORLD_SIZE are the PyTorch environment's too: not a second launch.
+    if (choice.launcher == Launcher::Torchrun && probe.launcher == Launcher::PyTorch) continue;
     try {
       const auto other = probe.read(env);
       if (other.rank.value != topology.instance_index || other.size.value != topology.num_instances) {
@@ -148,20 +173,45 @@ std::vector<std::string> conflict_warnings(const EnvLookup& env, const Choice& c
                                      reason));
     }
   }
-  const bool any_family_present = std::any_of(detail::launcher_probes().begin(), detail::launcher_probes().end(),
-                                              [&](const auto& probe) { return probe.present(env).has_value(); });
-  if (!choice.identity || choice.launcher == Launcher::Singleton) {
-    // PMIX_RANK beside a family's own variables is that family's (mpirun and srun --mpi=pmix set it).
-    if (const auto pmix = env("PMIX_RANK"); pmix && !any_family_present) {
-      warnings.push_back(fmt::format("PMIX_RANK={} is set but identifies no launcher family (Open MPI's mpirun and "
-                                     "srun --mpi=pmix set it alongside their own variables); using {}",
-                                     *pmix, launcher_name(choice.launcher)));
-    }
-    if (const auto job = env("SLURM_JOB_ID"); job && !env("SLURM_STEP_ID")) {
-      warnings.push_back(fmt::format("SLURM_JOB_ID={} is set but SLURM_STEP_ID is not: this is a salloc shell or an "
-                                     "sbatch script, not a process started by srun; using {}",
-                                     *job, launcher_name(choice.launcher)));
-    }
+  return warnings;
+}
+
+/// Never a silent singleton: without a launcher family, every variable that states part of a
+/// launch is named with the reason it was not used; an index > 0 among them is an error unless
+/// POPDIST_LAUNCHER=singleton (or PopRun's variables state the instance).
+std::vector<std::string> unused_variable_warnings(const EnvLookup& env, const Choice& choice) {
+  std::vector<std::string> warnings;
+  if (choice.launcher != Launcher::Singleton && choice.launcher != Launcher::PopDist) return warnings;
+  const auto unused = detail::unused_launch_variables(env);
+  const std::string using_text = fmt::format("using {}", launcher_name(choice.launcher));
+  std::vector<detail::UnusedVariable> slurm;
+  std::vector<detail::UnusedVariable> others;
+  const auto job = env("SLURM_JOB_ID");
+  for (const auto& variable : unused) (variable.slurm && job ? slurm : others).push_back(variable);
+  if (job && !env("SLURM_STEP_ID")) {
+    // The allocation's own variables (SLURM_PROCID=0 in an sbatch script) belong to this warning.
+    const std::string leftovers =
+        slurm.empty() ? std::string()
+                      : fmt::format(" ({} {} not used)", detail::join_shown(slurm), slurm.size() == 1 ? "is" : "are");
+    warnings.push_back(fmt::format("SLURM_JOB_ID={} is set but SLURM_STEP_ID is not: this is a salloc shell or an "
+                                   "sbatch script, not a process started by srun{}; {}",
+                                   detail::printable(*job), leftovers, using_text));
+  }
+  if (!others.empty()) {
+    warnings.push_back(fmt::format("{} {} no launch ({}); {}", detail::join_shown(others),
+                                   others.size() == 1 ? "is set but forms" : "are set but form", detail::join_reasons(others), using_text));
+  }
+  std::vector<detail::UnusedVariable> not_first;
+  std::copy_if(unused.begin(), unused.end(), std::back_inserter(not_first),
+               [](const auto& variable) { return variable.not_first; });
+  if (!not_first.empty() && choice.launcher == Launcher::Singleton && !choice.forced) {
+    throw EnvironmentError(fmt::format("{} {} that this process is not the job's first, but no launcher family is "
+                                       "formed from {} ({}), so it would run as the only instance (singleton); "
+                                       "expected the launcher's complete variables, or {}=singleton to run it alone "
+                                       "anyway",
+                                       detail::join_shown(not_first), not_first.size() == 1 ? "states" : "state",
+                                       not_first.size() == 1 ? "it" : "them", detail::join_reasons(not_first),
+                                       kLauncherVariable));
   }
   return warnings;
 }
@@ -290,6 +340,9 @@ void apply_replicas_without_launcher(Topology& t, const Contract& c) {
 /// rank/size, else 0 of 1.
 void apply_local_instance(Topology& t, const Contract& c, const std::optional<Identity>& id) {
   const bool launcher_local = id && id->local_size;
+  // A launcher that gives a local rank but no local count (LOCAL_RANK alone): the rank is the
+  // index, and rank + 1 is the least number of instances there can be on the host.
+  const bool launcher_rank_only = id && id->local_rank && !id->local_size;
   if (launcher_local) {
     t.num_local_instances = id->local_size->value;
     t.provenance["num_local_instances"] = id->local_size->source;
@@ -308,6 +361,10 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
                                          show(*c.local_instance), t.num_instances,
                                          t.provenance["num_instances"], t.num_instances - 1));
     }
+    if (launcher_rank_only && c.local_instance->value != id->local_rank->value) {
+      throw EnvironmentError(fmt::format("{} and {} disagree; expected the same local instance index",
+                                         show(*c.local_instance), show(*id->local_rank)));
+    }
     if (!launcher_local) {
       // Nothing says how many instances share the host; index + 1 is the least there can be.
       t.num_local_instances = c.local_instance->value + 1;
@@ -316,6 +373,11 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
   } else if (launcher_local) {
     t.local_instance_index = id->local_rank->value;
     t.provenance["local_instance_index"] = id->local_rank->source;
+  } else if (launcher_rank_only) {
+    t.local_instance_index = id->local_rank->value;
+    t.provenance["local_instance_index"] = id->local_rank->source;
+    t.num_local_instances = id->local_rank->value + 1;
+    t.provenance["num_local_instances"] = "derived";
   } else {
     t.local_instance_index = 0;
     t.num_local_instances = 1;
@@ -377,7 +439,9 @@ Topology detect(const EnvLookup& env) {
 
   t.popdist_env_set = choice.launcher != Launcher::Singleton ||
                       any_set(env, std::begin(kContractVariables), std::end(kContractVariables));
-  t.warnings = conflict_warnings(env, choice, t);
+  t.warnings = choice.warnings;
+  for (auto& warning : conflict_warnings(env, choice, t)) t.warnings.push_back(std::move(warning));
+  for (auto& warning : unused_variable_warnings(env, choice)) t.warnings.push_back(std::move(warning));
   return t;
 }
 

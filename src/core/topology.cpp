@@ -11,7 +11,7 @@
 namespace popdist {
 namespace {
 
-constexpr std::array<std::pair<Launcher, std::string_view>, 8> kLauncherNames = {{
+constexpr std::array<std::pair<Launcher, std::string_view>, 11> kLauncherNames = {{
     {Launcher::Singleton, "singleton"},
     {Launcher::PopDist, "popdist"},
     {Launcher::OpenMpi, "openmpi"},
@@ -20,6 +20,9 @@ constexpr std::array<std::pair<Launcher, std::string_view>, 8> kLauncherNames = 
     {Launcher::Mvapich2, "mvapich2"},
     {Launcher::Slurm, "slurm"},
     {Launcher::Torchrun, "torchrun"},
+    {Launcher::Horovod, "horovod"},
+    {Launcher::Lsf, "lsf"},
+    {Launcher::PyTorch, "pytorch"},
 }};
 
 std::string provenance_of(const Topology& topology, const std::string& field) {

@@ -33,7 +33,8 @@ import re
 import subprocess
 import sys
 
-LAUNCHERS = {"singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun"}
+LAUNCHERS = {"singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun", "horovod", "lsf",
+             "pytorch"}
 INT_KEYS = ["instance_index", "num_instances", "local_instance_index", "num_local_instances",
             "num_local_replicas", "num_total_replicas", "replica_index_offset", "ipus_per_replica"]
 BOOL_KEYS = ["uniform_replicas_per_instance", "popdist_env_set"]

@@ -19,7 +19,7 @@ popdist_bad_env_test(bad_nonuniform_without_launcher.env "POPDIST_NUM_TOTAL_REPL
 popdist_bad_env_test(bad_empty_value.env "POPDIST_NUM_LOCAL_REPLICAS" "empty")
 popdist_bad_env_test(bad_overflow.env "PMI_SIZE='99999999999'")
 popdist_bad_env_test(bad_negative.env "MV2_COMM_WORLD_SIZE='-2'")
-popdist_bad_env_test(bad_launcher_name.env "POPDIST_LAUNCHER='lsf'")
+popdist_bad_env_test(bad_launcher_name.env "POPDIST_LAUNCHER='jsrun'" "lsf")
 popdist_bad_env_test(bad_zero_ipus.env "POPDIST_NUM_IPUS_PER_REPLICA='0'")
 popdist_bad_env_test(bad_offset_does_not_fit.env "POPDIST_REPLICA_INDEX_OFFSET" "exceeds")
 

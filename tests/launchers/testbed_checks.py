@@ -143,6 +143,35 @@ def slurm_salloc_popdist_run(popdist, testbed):
     check_views(result, 4, 8, 2, ["n1", "n2"])
 
 
+def slurm_not_a_launch(popdist, testbed):
+    """Never a silent singleton: an sbatch script is a singleton whose warning names the step
+    variables it did not use (SLURM_PROCID=0); the tasks of a real srun step stripped of
+    SLURM_STEP_ID are no launch either, and task 1 (SLURM_PROCID=1) is an error, exit 3."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        output = os.path.join(tmp, "batch.out")
+        result = run(["sbatch", "-N1", "-n1", "--time=1", "--wait", "-o", output, "--wrap",
+                      f"{popdist} topology --json"], env=env, timeout=90)
+        check(result.returncode == 0 and os.path.exists(output), f"sbatch --wait: {describe(result)}")
+        with open(output) as f:
+            view = json.loads(f.read())
+    check(view["launcher"] == "singleton" and len(view["warnings"]) == 1 and
+          re.search(r"SLURM_STEP_ID is not.*SLURM_PROCID=0.*not used", view["warnings"][0]),
+          f"the batch script's view: {json.dumps(view, indent=1)}")
+    script = f'unset SLURM_STEP_ID; {popdist} topology --json; echo "STATUS=$?"'
+    result = run(["srun", "-N2", "-n2", "--time=1", "--label", "sh", "-c", script], env=env, timeout=90)
+    tasks = per_task(result.stdout, SRUN_LABEL)
+    check(sorted(tasks) == [0, 1], f"tasks {sorted(tasks)}: {describe(result)}")
+    check(tasks[0][-1] == "STATUS=0" and tasks[1] == ["STATUS=3"], f"statuses: {describe(result)}")
+    view = json.loads("\n".join(tasks[0][:-1]))
+    check(view["launcher"] == "singleton" and
+          any(re.search(r"SLURM_PROCID=0.*not used", warning) for warning in view["warnings"]),
+          f"task 0's view: {json.dumps(view, indent=1)}")
+    check(re.search(r"^\s*1: popdist topology: error: .*SLURM_PROCID=1.* not the job's first.*SLURM_STEP_ID",
+                    result.stderr, re.MULTILINE),
+          f"task 1's error does not name SLURM_PROCID=1 and SLURM_STEP_ID: {describe(result)}")
+
+
 # ---------------------------------------------------------------- MPICH hydra
 
 def hydra_environment(popdist):
@@ -177,6 +206,7 @@ def hydra_fake_hosts(popdist, testbed):
 CHECKS = {
     "slurm-srun-layouts": slurm_srun_layouts, "slurm-pmix-mpi": slurm_pmix_mpi,
     "slurm-pmix-python": slurm_pmix_python, "slurm-salloc-popdist-run": slurm_salloc_popdist_run,
+    "slurm-not-a-launch": slurm_not_a_launch,
     "hydra-single-host": hydra_single_host, "hydra-fake-hosts": hydra_fake_hosts,
 }
 

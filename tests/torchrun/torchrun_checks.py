@@ -6,6 +6,11 @@ recognised by TORCHELASTIC_RUN_ID).
     torchrun_checks.py cli <popdist>   `popdist topology --json` in 3 processes
     torchrun_checks.py python          a Python script in 2 processes: topology(), the PopDist
                                        getters, and init() (no MPI launcher: a TopologyError)
+    torchrun_checks.py launch <popdist>  `python -m torch.distributed.launch` (elastic in torch 2.x,
+                                       so torchrun's variables) in 2 processes; the same processes
+                                       with TORCHELASTIC_RUN_ID removed, as the older launcher set
+                                       them: the pytorch family, and torchrun when POPDIST_LAUNCHER
+                                       forces it
 
 Exit 0 pass, 1 fail, 77 skip (torchrun or the popdist package missing). The ranks' outputs would
 interleave on one stream, so every rank writes its own file rank<RANK>.json into a temporary
@@ -76,9 +81,10 @@ def torchrun_environment():
     return env
 
 
-def run_torchrun(torchrun_args, out_dir, timeout=90):
-    """Runs torchrun; a hang is a failure (torchrun's process group is killed), not a stuck test."""
-    argv = [shutil.which("torchrun"), "--standalone", *torchrun_args]
+def run_torchrun(torchrun_args, out_dir, timeout=90, launcher=None):
+    """Runs torchrun (or `launcher`, a command that takes torchrun's arguments); a hang is a failure
+    (the launcher's process group is killed), not a stuck test."""
+    argv = [*(launcher or [shutil.which("torchrun")]), "--standalone", *torchrun_args]
     try:
         result = subprocess.run(argv, env=torchrun_environment(), capture_output=True, text=True, timeout=timeout,
                                 start_new_session=True)
@@ -89,11 +95,13 @@ def run_torchrun(torchrun_args, out_dir, timeout=90):
     return read_rank_files(out_dir)
 
 
-def read_rank_files(out_dir):
-    """{rank: parsed JSON} from rank<RANK>.json; the rank is the RANK torchrun gave the process."""
+def read_rank_files(out_dir, prefix="rank"):
+    """{rank: parsed JSON} from <prefix><RANK>.json; the rank is the RANK torchrun gave the process."""
     reports = {}
     for name in sorted(os.listdir(out_dir)):
-        match = re.fullmatch(r"rank(\d+)\.json", name)
+        if not name.startswith(prefix) or not name[len(prefix):len(prefix) + 1].isdigit():
+            continue
+        match = re.fullmatch(re.escape(prefix) + r"(\d+)\.json", name)
         check(match, f"unexpected file {name} in {out_dir}")
         with open(os.path.join(out_dir, name)) as f:
             text = f.read()
@@ -104,14 +112,17 @@ def read_rank_files(out_dir):
     return reports
 
 
-def check_torchrun_topology(reports, processes):
-    """Every rank's topology: torchrun's identity on one node, from torchrun's variables."""
+def check_torchrun_topology(reports, processes, launcher="torchrun", provenance_launcher="TORCHELASTIC_RUN_ID",
+                            warnings=()):
+    """Every rank's topology: torchrun's identity on one node, from torchrun's variables (read by
+    `launcher`, chosen because of `provenance_launcher`, with one warning per regex of `warnings`)."""
+    expected_provenance = dict(TORCHRUN_PROVENANCE, launcher=provenance_launcher)
     check(sorted(reports) == list(range(processes)), f"ranks that reported: {sorted(reports)}, expected 0..{processes - 1}")
     indices = sorted(report["instance_index"] for report in reports.values())
     check(indices == list(range(processes)), f"instance indices {indices} are not a permutation of 0..{processes - 1}")
     for rank, t in reports.items():
         where = f"rank {rank}: {json.dumps(t)}"
-        check(t["launcher"] == "torchrun", f"launcher is {t['launcher']!r}, expected 'torchrun'; {where}")
+        check(t["launcher"] == launcher, f"launcher is {t['launcher']!r}, expected {launcher!r}; {where}")
         check(t["instance_index"] == rank, f"instance_index {t['instance_index']} != RANK {rank}; {where}")
         check(t["num_instances"] == processes, f"num_instances {t['num_instances']} != {processes}; {where}")
         check(t["local_instance_index"] == t["instance_index"], f"local_instance_index != instance_index; {where}")
@@ -120,10 +131,13 @@ def check_torchrun_topology(reports, processes):
         # No PopRun variables: one replica per instance, numbered by instance.
         check(t["num_total_replicas"] == processes and t["replica_index_offset"] == rank,
               f"replicas are not one per instance; {where}")
-        provenance = {field: t["provenance"].get(field) for field in TORCHRUN_PROVENANCE}
-        check(provenance == TORCHRUN_PROVENANCE, f"provenance {provenance}, expected {TORCHRUN_PROVENANCE}; {where}")
-        # Expected warnings: none, since torchrun_environment() leaves no other family present.
-        check(t["warnings"] == [], f"unexpected warnings {t['warnings']}; {where}")
+        provenance = {field: t["provenance"].get(field) for field in expected_provenance}
+        check(provenance == expected_provenance, f"provenance {provenance}, expected {expected_provenance}; {where}")
+        # Expected warnings: only those asked for, since torchrun_environment() leaves no other
+        # family present.
+        check(len(t["warnings"]) == len(warnings) and
+              all(re.search(regex, warning) for regex, warning in zip(warnings, t["warnings"])),
+              f"warnings {t['warnings']}, expected one matching each of {list(warnings)}; {where}")
 
 
 def cli_check(popdist):
@@ -134,6 +148,32 @@ def cli_check(popdist):
                       '"$0" topology --json > "$1/rank$RANK.json"', popdist, out_dir], out_dir)
         check_torchrun_topology(read_rank_files(out_dir), processes)
     print(f"PASS: popdist topology --json under torchrun, {processes} processes")
+
+
+def launch_check(popdist):
+    """`python -m torch.distributed.launch`, which torch 2.13 still ships (deprecated)."""
+    processes = 2
+    try:
+        import torch.distributed.launch  # noqa: F401  (only whether it exists)
+    except ImportError as e:
+        skip(f"torch.distributed.launch is not importable by {sys.executable}: {e}")
+    # Each process reports three times: as launched, then without TORCHELASTIC_RUN_ID (what the
+    # older launcher, Kubeflow and DeepSpeed set), unforced and forced to torchrun.
+    script = ('"$0" topology --json > "$1/rank$RANK.json" && '
+              '(unset TORCHELASTIC_RUN_ID && "$0" topology --json > "$1/plain$RANK.json" && '
+              'POPDIST_LAUNCHER=torchrun "$0" topology --json > "$1/forced$RANK.json")')
+    with tempfile.TemporaryDirectory(prefix="popdist-torch-launch-") as out_dir:
+        # --use-env: the variables rather than a --local-rank argument (torchrun's only way).
+        run_torchrun(["--use-env", "--nnodes", "1", "--nproc-per-node", str(processes), "--no-python", "sh", "-c",
+                      script, popdist, out_dir], out_dir, launcher=[sys.executable, "-m", "torch.distributed.launch"])
+        check_torchrun_topology(read_rank_files(out_dir, "rank"), processes)
+        check_torchrun_topology(read_rank_files(out_dir, "plain"), processes, launcher="pytorch",
+                                provenance_launcher="WORLD_SIZE")
+        check_torchrun_topology(read_rank_files(out_dir, "forced"), processes, provenance_launcher="POPDIST_LAUNCHER",
+                                warnings=[r"POPDIST_LAUNCHER=torchrun but none .*TORCHELASTIC_RUN_ID.*reading its "
+                                          r"identity anyway"])
+    print(f"PASS: python -m torch.distributed.launch, {processes} processes: torchrun; without TORCHELASTIC_RUN_ID "
+          "pytorch, and torchrun when forced")
 
 
 def python_check():
@@ -171,10 +211,12 @@ def main(argv):
     try:
         if argv[1:2] == ["cli"] and len(argv) == 3:
             cli_check(argv[2])
+        elif argv[1:2] == ["launch"] and len(argv) == 3:
+            launch_check(argv[2])
         elif argv[1:] == ["python"]:
             python_check()
         else:
-            print(f"usage: {argv[0]} cli <popdist> | python", file=sys.stderr)
+            print(f"usage: {argv[0]} cli <popdist> | launch <popdist> | python", file=sys.stderr)
             return 2
     except CheckFailed as e:
         print(f"FAIL: {e}")

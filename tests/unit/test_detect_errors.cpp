@@ -119,9 +119,11 @@ std::vector<BadInput> bad_inputs() {
        {{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "2"}, {"MV2_COMM_WORLD_LOCAL_RANK", "0"}},
        {"MV2_COMM_WORLD_LOCAL_RANK=0 is set but MV2_COMM_WORLD_LOCAL_SIZE is not"}},
       {"pals without PMI_SIZE", "", {{"PALS_RANKID", "1"}, {"PMI_RANK", "1"}},
-       {"pals: PALS_RANKID is set but PMI_RANK=1 is set without PMI_SIZE"}},
+       {"pals: PMI_RANK=1 is set but PMI_SIZE is not; expected PMI_RANK (or PALS_RANKID) and PMI_SIZE"}},
+      {"pals with PALS_RANKID alone", "", {{"PALS_RANKID", "1"}},
+       {"pals: PALS_RANKID=1 is set but PMI_SIZE is not; expected PMI_RANK (or PALS_RANKID) and PMI_SIZE"}},
       {"pals without rank", "", {{"PALS_APID", "x"}, {"PMI_SIZE", "2"}},
-       {"pals: PALS_APID is set but PMI_SIZE=2 is set without PMI_RANK or PALS_RANKID"}},
+       {"pals: PMI_SIZE=2 is set but neither PMI_RANK nor PALS_RANKID is"}},
       {"pals without rank and size", "", {{"PALS_APID", "x"}},
        {"pals: PALS_APID is set but neither PMI_RANK/PALS_RANKID nor PMI_SIZE is"}},
       {"pals local rank without local size", "", {{"PALS_RANKID", "1"}, {"PMI_SIZE", "2"}, {"PALS_LOCAL_RANKID", "0"}},
@@ -203,6 +205,66 @@ std::vector<BadInput> bad_inputs() {
       {"slurm tasks list with a zero", "srun_N2n4.rank1", {{"SLURM_STEP_TASKS_PER_NODE", "4,0"}},
        {"SLURM_STEP_TASKS_PER_NODE='4,0'", "item '0'", "bad task count '0'"}},
 
+      // ---- never a silent singleton: a stated rank > 0 that forms no family ----------------------
+      {"RANK 3 alone", "", {{"RANK", "3"}},
+       {"RANK=3 states that this process is not the job's first", "no launcher family is formed from it",
+        "the PyTorch environment needs both RANK and WORLD_SIZE", "POPDIST_LAUNCHER=singleton"}},
+      {"Lightning's child process (LOCAL_RANK, NODE_RANK, WORLD_SIZE, no RANK)", "lightning_ddp_child", {},
+       {"LOCAL_RANK=1, NODE_RANK=1 state that this process is not the job's first",
+        "the PyTorch environment needs both RANK and WORLD_SIZE", "singleton"}},
+      {"GROUP_RANK without TORCHELASTIC_RUN_ID or RANK", "", {{"GROUP_RANK", "2"}, {"LOCAL_RANK", "0"}},
+       {"GROUP_RANK=2 states"}},
+      {"Slurm step variables without SLURM_STEP_ID", "", {{"SLURM_JOB_ID", "9"}, {"SLURM_PROCID", "2"},
+                                                           {"SLURM_STEP_NUM_TASKS", "4"}},
+       {"SLURM_PROCID=2 states that this process is not the job's first",
+        "slurm needs SLURM_STEP_ID: salloc and sbatch allocate but do not launch; run under srun"}},
+      {"PMIX_RANK 3 alone", "", {{"PMIX_RANK", "3"}},
+       {"PMIX_RANK=3 states that this process is not the job's first", "PMIx sets no size beside it"}},
+      {"Cray ALPS aprun rank 3", "alps_aprun.rank3", {},
+       {"ALPS_APP_PE=3 states", "Cray ALPS (aprun) sets no size beside it", "POPDIST_LAUNCHER=singleton"}},
+      {"jsrun local rank without rank and size", "", {{"JSM_NAMESPACE_LOCAL_RANK", "1"}},
+       {"JSM_NAMESPACE_LOCAL_RANK=1 states", "lsf needs JSM_NAMESPACE_RANK and JSM_NAMESPACE_SIZE"}},
+      {"Horovod local rank without rank and size", "", {{"HOROVOD_LOCAL_RANK", "1"}, {"HOROVOD_LOCAL_SIZE", "2"}},
+       {"HOROVOD_LOCAL_RANK=1 states", "horovod needs HOROVOD_RANK and HOROVOD_SIZE"}},
+      {"Open MPI local rank without rank and size", "", {{"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                                          {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}},
+       {"OMPI_COMM_WORLD_LOCAL_RANK=1 states"}},
+      {"submitit local executor task 1", "", {{"SUBMITIT_LOCAL_GLOBALID", "1"}, {"SUBMITIT_LOCAL_NTASKS", "2"}},
+       {"SUBMITIT_LOCAL_GLOBALID=1 states", "submitit's local executor"}},
+
+      // ---- the families added later: malformed or inconsistent ------------------------------
+      {"lsf rank not less than size", "", {{"JSM_NAMESPACE_RANK", "4"}, {"JSM_NAMESPACE_SIZE", "4"}},
+       {"lsf: JSM_NAMESPACE_RANK=4 is not less than JSM_NAMESPACE_SIZE=4"}},
+      {"lsf size without rank", "", {{"JSM_NAMESPACE_SIZE", "4"}},
+       {"lsf: JSM_NAMESPACE_SIZE=4 is set but JSM_NAMESPACE_RANK is not"}},
+      {"lsf local size without local rank", "lsf_lightning", {{"JSM_NAMESPACE_LOCAL_RANK", ""}},
+       {"lsf: JSM_NAMESPACE_LOCAL_RANK=''", "is empty"}},
+      {"lsf local rank not less than size", "lsf_lightning", {{"JSM_NAMESPACE_LOCAL_RANK", "4"}},
+       {"lsf: JSM_NAMESPACE_LOCAL_RANK=4 is not less than JSM_NAMESPACE_SIZE=4"}},
+      {"horovod local rank without local size", "", {{"HOROVOD_RANK", "1"}, {"HOROVOD_SIZE", "2"},
+                                                      {"HOROVOD_LOCAL_RANK", "1"}},
+       {"horovod: HOROVOD_LOCAL_RANK=1 is set but HOROVOD_LOCAL_SIZE is not"}},
+      {"horovod cross rank not less than cross size", "horovod_gloo_2x2.rank2", {{"HOROVOD_CROSS_SIZE", "1"}},
+       {"horovod: HOROVOD_CROSS_RANK=1 is not less than HOROVOD_CROSS_SIZE=1", "expected a cross rank in 0..0"}},
+      {"horovod rank non-decimal", "horovod_gloo_2x2.rank2", {{"HOROVOD_RANK", "two"}},
+       {"horovod: HOROVOD_RANK='two'", "not a decimal number"}},
+      {"pytorch node variables disagree", "deepspeed_launch.rank5", {{"NODE_RANK", "0"}},
+       {"pytorch: NODE_RANK=0 and CROSS_RANK=1 disagree"}},
+      {"pytorch local sizes disagree", "deepspeed_launch.rank5", {{"LOCAL_WORLD_SIZE", "2"}},
+       {"pytorch: LOCAL_WORLD_SIZE=2 and LOCAL_SIZE=4 disagree"}},
+      {"pytorch local size without local rank", "", {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_WORLD_SIZE", "2"}},
+       {"pytorch: LOCAL_WORLD_SIZE=2 is set but LOCAL_RANK is not"}},
+      {"pytorch node count without node", "", {{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"GROUP_WORLD_SIZE", "2"}},
+       {"pytorch: GROUP_WORLD_SIZE=2 is set but GROUP_RANK or NODE_RANK or CROSS_RANK is not"}},
+      {"pytorch node not less than node count", "deepspeed_launch.rank5", {{"CROSS_SIZE", "1"}},
+       {"pytorch: CROSS_RANK=1 is not less than CROSS_SIZE=1"}},
+      {"pytorch local rank without count above the size", "", {{"RANK", "0"}, {"WORLD_SIZE", "2"},
+                                                                {"LOCAL_RANK", "2"}},
+       {"pytorch: LOCAL_RANK=2 is not less than WORLD_SIZE=2"}},
+      {"pytorch local rank disagrees with POPDIST_LOCAL_INSTANCE_INDEX", "kubeflow_lightning",
+       {{"LOCAL_RANK", "1"}, {"POPDIST_LOCAL_INSTANCE_INDEX", "0"}},
+       {"POPDIST_LOCAL_INSTANCE_INDEX=0 and LOCAL_RANK=1 disagree"}},
+
       // ---- POPDIST_LAUNCHER -----------------------------------------------------------------
       {"POPDIST_LAUNCHER unknown name", "", {{"POPDIST_LAUNCHER", "ompi"}},
        {"POPDIST_LAUNCHER='ompi' is not a launcher name",
@@ -218,13 +280,21 @@ std::vector<BadInput> bad_inputs() {
        {"POPDIST_LAUNCHER=slurm but none of the slurm launcher's variables is set (SLURM_STEP_ID)", "srun"}},
       {"POPDIST_LAUNCHER slurm in an sbatch script", "sbatch_script", {{"POPDIST_LAUNCHER", "slurm"}},
        {"POPDIST_LAUNCHER=slurm", "SLURM_STEP_ID"}},
-      {"POPDIST_LAUNCHER torchrun without TORCHELASTIC_RUN_ID", "", {{"POPDIST_LAUNCHER", "torchrun"},
-                                                                      {"RANK", "0"}, {"WORLD_SIZE", "1"}},
-       {"POPDIST_LAUNCHER=torchrun", "TORCHELASTIC_RUN_ID"}},
+      {"POPDIST_LAUNCHER torchrun without TORCHELASTIC_RUN_ID or RANK", "", {{"POPDIST_LAUNCHER", "torchrun"},
+                                                                              {"WORLD_SIZE", "2"}},
+       {"POPDIST_LAUNCHER=torchrun but none of the torchrun launcher's variables is set (TORCHELASTIC_RUN_ID)",
+        "its identity cannot be read without them", "WORLD_SIZE=2 is set but RANK is not"}},
+      {"POPDIST_LAUNCHER torchrun with nothing", "", {{"POPDIST_LAUNCHER", "torchrun"}},
+       {"POPDIST_LAUNCHER=torchrun but none", "POPDIST_LAUNCHER=torchrun is set but neither RANK nor WORLD_SIZE is"}},
+      {"POPDIST_LAUNCHER lsf without jsrun", "", {{"POPDIST_LAUNCHER", "lsf"}},
+       {"POPDIST_LAUNCHER=lsf but none of the lsf launcher's variables is set (JSM_NAMESPACE_SIZE, "
+        "JSM_NAMESPACE_RANK)"}},
+      {"POPDIST_LAUNCHER horovod without horovodrun", "ompi.rank1", {{"POPDIST_LAUNCHER", "horovod"}},
+       {"POPDIST_LAUNCHER=horovod but none", "HOROVOD_SIZE, HOROVOD_RANK"}},
+      {"POPDIST_LAUNCHER pytorch in an sbatch script", "sbatch_script", {{"POPDIST_LAUNCHER", "pytorch"}},
+       {"POPDIST_LAUNCHER=pytorch but none", "RANK with WORLD_SIZE"}},
       {"POPDIST_LAUNCHER mpich without PMI variables", "", {{"POPDIST_LAUNCHER", "mpich"}},
        {"POPDIST_LAUNCHER=mpich", "PMI_SIZE, PMI_RANK"}},
-      {"POPDIST_LAUNCHER pals on hydra", "hydra.rank0", {{"POPDIST_LAUNCHER", "pals"}},
-       {"POPDIST_LAUNCHER=pals", "PALS_RANKID"}},
       {"POPDIST_LAUNCHER mvapich2 without its variables", "", {{"POPDIST_LAUNCHER", "mvapich2"}},
        {"POPDIST_LAUNCHER=mvapich2", "MV2_COMM_WORLD_SIZE"}},
       {"POPDIST_LAUNCHER forced family malformed", "", {{"POPDIST_LAUNCHER", "openmpi"}, {"OMPI_COMM_WORLD_RANK", "0"}},
@@ -304,10 +374,11 @@ std::vector<BadInput> bad_inputs() {
        {"POPDIST_NUM_TOTAL_REPLICAS=4 is not", "POPDIST_REPLICA_INDEX_OFFSET is needed"}},
   };
   // Pairs set by half, made by removing one variable from a complete launch.
+  // GROUP_RANK alone is the host index; a node count without the index is the half pair.
   EnvMap torch_half = kTorch;
-  torch_half.erase("GROUP_WORLD_SIZE");
-  rows.push_back({"torchrun GROUP_RANK without GROUP_WORLD_SIZE", "", torch_half,
-                  {"torchrun: GROUP_RANK=0 is set but GROUP_WORLD_SIZE is not"}});
+  torch_half.erase("GROUP_RANK");
+  rows.push_back({"torchrun GROUP_WORLD_SIZE without GROUP_RANK", "", torch_half,
+                  {"torchrun: GROUP_WORLD_SIZE=2 is set but GROUP_RANK is not"}});
   EnvMap step_half = kStep;
   step_half.erase("SLURM_STEP_NUM_TASKS");
   rows.push_back({"slurm SLURM_PROCID without SLURM_STEP_NUM_TASKS", "", step_half,
@@ -337,12 +408,17 @@ TEST_CASE("detect.errors never escape as anything but EnvironmentError", "[detec
       "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE", "RANK", "WORLD_SIZE", "LOCAL_RANK",
       "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE", "SLURM_PROCID", "SLURM_STEP_NUM_TASKS",
       "SLURM_LOCALID", "SLURM_NODEID", "SLURM_STEP_TASKS_PER_NODE", "SLURM_STEP_NUM_NODES",
+      "JSM_NAMESPACE_RANK", "JSM_NAMESPACE_SIZE", "JSM_NAMESPACE_LOCAL_RANK", "JSM_NAMESPACE_LOCAL_SIZE",
+      "HOROVOD_RANK", "HOROVOD_SIZE", "HOROVOD_LOCAL_RANK", "HOROVOD_LOCAL_SIZE", "HOROVOD_CROSS_RANK",
+      "HOROVOD_CROSS_SIZE", "LOCAL_SIZE", "NODE_RANK", "CROSS_RANK", "CROSS_SIZE", "PMIX_RANK", "ALPS_APP_PE",
       "POPDIST_NUM_TOTAL_REPLICAS", "POPDIST_NUM_LOCAL_REPLICAS", "POPDIST_REPLICA_INDEX_OFFSET",
       "POPDIST_NUM_IPUS_PER_REPLICA", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE", "POPDIST_LOCAL_INSTANCE_INDEX",
       "POPDIST_LAUNCHER"};
   const std::vector<std::string> values = {"", "-1", "0", "1", "2147483647", "2147483648", "x", "1(x2)", "3,1",
                                            "99999999999999999999999"};
-  const std::vector<std::string> bases = {"ompi_fake.rank3", "srun_pmix.rank2", "hydra.rank1", "salloc_mpirun.rank0"};
+  const std::vector<std::string> bases = {"ompi_fake.rank3",          "srun_pmix.rank2",        "hydra.rank1",
+                                          "salloc_mpirun.rank0",      "horovod_gloo_2x2.rank3", "lsf_lightning",
+                                          "deepspeed_launch.rank5",   "sbatch_script"};
   int accepted = 0;
   int rejected = 0;
   for (const auto& base : bases) {

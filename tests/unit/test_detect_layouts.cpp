@@ -215,14 +215,20 @@ std::vector<Layout> synthetic_layouts() {
   }
   rows.push_back(unlaunched("singleton: unrelated variables", {{"PATH", "/usr/bin"}, {"HOME", "/root"},
                                                                {"RANK_OF_SOMETHING", "3"}, {"SIZE", "9"}}));
-  rows.push_back(unlaunched("singleton: RANK and WORLD_SIZE without TORCHELASTIC_RUN_ID",
-                            {{"RANK", "1"}, {"WORLD_SIZE", "2"}}));
-  rows.push_back(unlaunched("singleton: OMPI_COMM_WORLD_NODE_RANK alone is no launch",
-                            {{"OMPI_COMM_WORLD_NODE_RANK", "1"}, {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
-                             {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"}}));
   {
-    auto row = unlaunched("singleton: PMIX_RANK alone identifies no family", {{"PMIX_RANK", "3"}});
-    row.warnings = {"PMIX_RANK=3 is set but identifies no launcher family"};
+    // Without TORCHELASTIC_RUN_ID the same variables are the PyTorch environment (Kubeflow, ...).
+    auto row = launched("pytorch: RANK and WORLD_SIZE without TORCHELASTIC_RUN_ID", "",
+                        {{"RANK", "1"}, {"WORLD_SIZE", "2"}}, Launcher::PyTorch, 1, 2, 0, 1, std::nullopt);
+    row.provenance = {{"launcher", "WORLD_SIZE"}, {"instance_index", "RANK"}, {"num_instances", "WORLD_SIZE"}};
+    rows.push_back(row);
+  }
+  // OMPI_COMM_WORLD_NODE_RANK is a rank among a node's processes that mpirun only sets beside
+  // OMPI_COMM_WORLD_RANK/SIZE; alone it states nothing popdist reads.
+  rows.push_back(unlaunched("singleton: OMPI_COMM_WORLD_NODE_RANK alone is no launch",
+                            {{"OMPI_COMM_WORLD_NODE_RANK", "1"}}));
+  {
+    auto row = unlaunched("singleton: PMIX_RANK 0 alone warns", {{"PMIX_RANK", "0"}});
+    row.warnings = {"PMIX_RANK=0 is set but forms no launch (PMIx sets no size beside it"};
     rows.push_back(row);
   }
   {
@@ -300,7 +306,7 @@ std::vector<Layout> synthetic_layouts() {
                         {{"PMIX_RANK", "1"}, {"POPDIST_NUM_TOTAL_REPLICAS", "2"},
                          {"POPDIST_REPLICA_INDEX_OFFSET", "1"}},
                         Launcher::PopDist, 1, 2, 0, 1, std::nullopt);
-    row.warnings = {"PMIX_RANK=1 is set but identifies no launcher family"};
+    row.warnings = {"PMIX_RANK=1 is set but forms no launch (PMIx sets no size beside it"};
     rows.push_back(row);
   }
   // ---- Open MPI -----------------------------------------------------------------------------
@@ -612,8 +618,162 @@ std::vector<Layout> synthetic_layouts() {
   return rows;
 }
 
+
+/// The families added after the first six, each from real environments: captured here
+/// (torch.distributed.launch), or taken from another project's tests or documentation, as the
+/// comment at the top of each envdumps file names.
+std::vector<Layout> family_layouts() {
+  std::vector<Layout> rows;
+  // ---- python -m torch.distributed.launch (torch 2.13, captured): elastic, so torchrun -------
+  for (int r = 0; r < 2; ++r) {
+    auto row = launched("torch.distributed.launch captured rank " + std::to_string(r),
+                        "torch_launch.rank" + std::to_string(r), {}, Launcher::Torchrun, r, 2, r, 2, 0);
+    row.provenance = {{"launcher", "TORCHELASTIC_RUN_ID"}, {"host_index", "GROUP_RANK"}};
+    rows.push_back(row);
+  }
+  {
+    // What the README recommends for a launcher that leaves TORCHELASTIC_RUN_ID out.
+    EnvMap env = dump("torch_launch.rank1");
+    env.erase("TORCHELASTIC_RUN_ID");
+    auto row = launched("override: torchrun without TORCHELASTIC_RUN_ID reads RANK and WORLD_SIZE", "",
+                        with(env, {{"POPDIST_LAUNCHER", "torchrun"}}), Launcher::Torchrun, 1, 2, 1, 2, 0);
+    row.provenance = {{"launcher", "POPDIST_LAUNCHER"}, {"instance_index", "RANK"}};
+    row.warnings = {"POPDIST_LAUNCHER=torchrun but none of the torchrun launcher's variables is set "
+                    "(TORCHELASTIC_RUN_ID); reading its identity anyway: torchrun rank 1 of 2"};
+    rows.push_back(row);
+    EnvMap unforced = env;
+    auto pytorch = launched("pytorch: torch.distributed.launch without TORCHELASTIC_RUN_ID", "", unforced,
+                            Launcher::PyTorch, 1, 2, 1, 2, 0);
+    pytorch.provenance = {{"host_index", "GROUP_RANK"}, {"num_local_instances", "LOCAL_WORLD_SIZE"}};
+    rows.push_back(pytorch);
+  }
+  {
+    auto row = launched("torchrun: GROUP_RANK alone is the host index", "",
+                        {{"TORCHELASTIC_RUN_ID", "r"}, {"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"},
+                         {"LOCAL_WORLD_SIZE", "4"}, {"GROUP_RANK", "1"}},
+                        Launcher::Torchrun, 5, 8, 1, 4, 1);
+    row.provenance = {{"host_index", "GROUP_RANK"}};
+    rows.push_back(row);
+  }
+  {
+    auto row = launched("override: pals on hydra reads PMI_RANK and PMI_SIZE", "hydra.rank1",
+                        {{"POPDIST_LAUNCHER", "pals"}}, Launcher::Pals, 1, 3, 0, 1, std::nullopt);
+    row.warnings = {"POPDIST_LAUNCHER=pals but none of the pals launcher's variables is set"};
+    rows.push_back(row);
+  }
+  // ---- the PyTorch environment ---------------------------------------------------------------
+  {
+    auto row = launched("pytorch: Kubeflow PyTorchJob (Lightning's test)", "kubeflow_lightning", {},
+                        Launcher::PyTorch, 1, 20, 0, 1, std::nullopt);
+    row.provenance = {{"launcher", "WORLD_SIZE"}, {"instance_index", "RANK"}, {"num_instances", "WORLD_SIZE"},
+                      {"local_instance_index", "default"}, {"host_index", "default"}};
+    rows.push_back(row);
+  }
+  {
+    auto row = launched("pytorch: DeepSpeed launcher worker", "deepspeed_launch.rank5", {}, Launcher::PyTorch, 5, 8,
+                        1, 4, 1);
+    row.provenance = {{"num_local_instances", "LOCAL_SIZE"}, {"host_index", "CROSS_RANK"}};
+    rows.push_back(row);
+  }
+  {
+    // Legacy torch.distributed.launch --use_env: LOCAL_RANK without a local count.
+    auto row = launched("pytorch: LOCAL_RANK without a local count", "",
+                        {{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"NODE_RANK", "1"}},
+                        Launcher::PyTorch, 3, 4, 1, 2, 1);
+    row.provenance = {{"local_instance_index", "LOCAL_RANK"}, {"num_local_instances", "derived"},
+                      {"host_index", "NODE_RANK"}};
+    rows.push_back(row);
+  }
+  {
+    // DeepSpeed's MPI discovery copies the MPI identity into RANK/WORLD_SIZE: the same launch.
+    auto row = launched("pytorch below openmpi: a copy of the MPI variables agrees silently", "ompi.rank2",
+                        {{"RANK", "2"}, {"WORLD_SIZE", "3"}, {"LOCAL_RANK", "2"}}, Launcher::OpenMpi, 2, 3, 2, 3,
+                        std::nullopt);
+    rows.push_back(row);
+  }
+  {
+    auto row = launched("pytorch above slurm: a launcher inside one srun task", "sbatch_srun_n2.rank1",
+                        {{"RANK", "5"}, {"WORLD_SIZE", "8"}, {"LOCAL_RANK", "1"}, {"LOCAL_SIZE", "4"},
+                         {"CROSS_RANK", "1"}, {"CROSS_SIZE", "2"}},
+                        Launcher::PyTorch, 5, 8, 1, 4, 1);
+    row.warnings = {"slurm rank 1 of 2 (SLURM_PROCID=1, SLURM_STEP_NUM_TASKS=2) disagrees with pytorch instance 5 "
+                    "of 8; using pytorch, which has priority"};
+    rows.push_back(row);
+  }
+  // ---- LSF jsrun -----------------------------------------------------------------------------
+  {
+    auto row = launched("lsf: jsrun (Lightning's test)", "lsf_lightning", {}, Launcher::Lsf, 3, 4, 1, 2,
+                        std::nullopt);
+    row.provenance = {{"launcher", "JSM_NAMESPACE_SIZE"}, {"instance_index", "JSM_NAMESPACE_RANK"},
+                      {"num_instances", "JSM_NAMESPACE_SIZE"}, {"local_instance_index", "JSM_NAMESPACE_LOCAL_RANK"},
+                      {"num_local_instances", "derived"}};
+    rows.push_back(row);
+  }
+  {
+    // Spectrum MPI sets OMPI_COMM_WORLD_* beside jsrun's variables: openmpi wins and agrees.
+    auto row = launched("lsf: jsrun with Spectrum MPI reads as openmpi without a warning",
+                        "lsf_jsrun_spectrum.rank5", {}, Launcher::OpenMpi, 5, 8, 1, 4, std::nullopt);
+    rows.push_back(row);
+    auto forced = launched("override: lsf under Spectrum MPI", "lsf_jsrun_spectrum.rank5",
+                           {{"POPDIST_LAUNCHER", "lsf"}}, Launcher::Lsf, 5, 8, 1, 4, std::nullopt);
+    forced.provenance = {{"launcher", "POPDIST_LAUNCHER"}, {"num_local_instances", "JSM_NAMESPACE_LOCAL_SIZE"}};
+    rows.push_back(forced);
+  }
+  // ---- Horovod's launcher --------------------------------------------------------------------
+  for (int r = 0; r < 4; ++r) {
+    auto row = launched("horovod: horovodrun gloo 2x2 rank " + std::to_string(r),
+                        "horovod_gloo_2x2.rank" + std::to_string(r), {}, Launcher::Horovod, r, 4, r % 2, 2, r / 2);
+    row.provenance = {{"launcher", "HOROVOD_SIZE"}, {"instance_index", "HOROVOD_RANK"},
+                      {"num_instances", "HOROVOD_SIZE"}, {"local_instance_index", "HOROVOD_LOCAL_RANK"},
+                      {"num_local_instances", "HOROVOD_LOCAL_SIZE"}, {"host_index", "HOROVOD_CROSS_RANK"}};
+    rows.push_back(row);
+  }
+  {
+    auto row = launched("horovod: unequal hosts leave the host unknown", "horovod_gloo_3_1.rank1", {},
+                        Launcher::Horovod, 1, 4, 1, 3, std::nullopt);
+    row.provenance = {{"host_index", "default"}};
+    rows.push_back(row);
+  }
+  {
+    auto row = launched("horovod: horovodrun inside an srun task wins over the step", "sbatch_srun_n2.rank0",
+                        with(dump("horovod_gloo_2x2.rank3"), {}), Launcher::Horovod, 3, 4, 1, 2, 1);
+    row.warnings = {"slurm rank 0 of 2 (SLURM_PROCID=0, SLURM_STEP_NUM_TASKS=2) disagrees with horovod instance 3"};
+    rows.push_back(row);
+  }
+  // ---- never a silent singleton: rank 0 variables without a family warn --------------------
+  {
+    auto row = unlaunched("singleton: Lightning's rank-0 process warns", {{"NODE_RANK", "0"}, {"LOCAL_RANK", "0"},
+                                                                         {"WORLD_SIZE", "4"}});
+    row.warnings = {"WORLD_SIZE=4, LOCAL_RANK=0, NODE_RANK=0 are set but form no launch (the PyTorch environment "
+                    "needs both RANK and WORLD_SIZE"};
+    rows.push_back(row);
+  }
+  {
+    auto row = unlaunched("singleton: sbatch script names its unused step variables", {});
+    row.from_dump = "sbatch_script";
+    row.warnings = {"SLURM_JOB_ID=6 is set but SLURM_STEP_ID is not: this is a salloc shell or an sbatch script, not "
+                    "a process started by srun (SLURM_PROCID=0, SLURM_LOCALID=0, SLURM_NODEID=0 are not used)"};
+    rows.push_back(row);
+  }
+  {
+    auto row = unlaunched("override: singleton accepts a stated rank above 0 with a warning",
+                          {{"POPDIST_LAUNCHER", "singleton"}});
+    row.from_dump = "lightning_ddp_child";
+    row.provenance = {{"launcher", "POPDIST_LAUNCHER"}};
+    row.warnings = {"WORLD_SIZE=4, LOCAL_RANK=1, NODE_RANK=1 are set but form no launch"};
+    rows.push_back(row);
+  }
+  {
+    auto row = unlaunched("override: singleton on ALPS", {{"POPDIST_LAUNCHER", "singleton"}});
+    row.from_dump = "alps_aprun.rank3";
+    row.warnings = {"ALPS_APP_PE=3 is set but forms no launch (Cray ALPS (aprun) sets no size beside it)"};
+    rows.push_back(row);
+  }
+  return rows;
+}
+
 const bool registered = [] {
-  for (auto rows : {captured_layouts(), synthetic_layouts()}) {
+  for (auto rows : {captured_layouts(), synthetic_layouts(), family_layouts()}) {
     for (const auto& row : rows) {
       register_case("detect.layout " + row.name, "[detect][layout]", [row] { check(row); }, __FILE__, __LINE__);
     }

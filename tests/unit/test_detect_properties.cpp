@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <random>
 #include <string>
@@ -94,6 +95,27 @@ void add_launcher(Vars& vars, const Job& job, int rank, const std::string& tasks
       vars.insert(vars.end(), {{"TORCHELASTIC_RUN_ID", "sim"}, {"RANK", s(rank)}, {"WORLD_SIZE", s(n)},
                                {"LOCAL_RANK", s(local_rank)}, {"LOCAL_WORLD_SIZE", s(local_size)},
                                {"GROUP_RANK", s(host)}, {"GROUP_WORLD_SIZE", s(hosts)}});
+      break;
+    case Launcher::Horovod: {
+      // Cross rank: the rank among the processes with this local rank (hosts are filled in order,
+      // so it is the host index); cross size: the hosts that have a process with this local rank.
+      const int full_hosts = n / job.per_host;
+      const int rest = n % job.per_host;
+      const int cross_size = full_hosts + (local_rank < rest ? 1 : 0);
+      vars.insert(vars.end(), {{"HOROVOD_RANK", s(rank)}, {"HOROVOD_SIZE", s(n)}, {"HOROVOD_LOCAL_RANK", s(local_rank)},
+                               {"HOROVOD_LOCAL_SIZE", s(local_size)}, {"HOROVOD_CROSS_RANK", s(host)},
+                               {"HOROVOD_CROSS_SIZE", s(cross_size)}, {"HOROVOD_CONTROLLER", "gloo"}});
+      break;
+    }
+    case Launcher::Lsf:
+      vars.insert(vars.end(), {{"LSB_JOBID", "88"}, {"JSM_NAMESPACE_RANK", s(rank)}, {"JSM_NAMESPACE_SIZE", s(n)},
+                               {"JSM_NAMESPACE_LOCAL_RANK", s(local_rank)},
+                               {"JSM_NAMESPACE_LOCAL_SIZE", s(local_size)}});
+      break;
+    case Launcher::PyTorch:
+      vars.insert(vars.end(), {{"RANK", s(rank)}, {"WORLD_SIZE", s(n)}, {"LOCAL_RANK", s(local_rank)},
+                               {"LOCAL_WORLD_SIZE", s(local_size)}, {"GROUP_RANK", s(host)},
+                               {"GROUP_WORLD_SIZE", s(hosts)}, {"MASTER_ADDR", "node0"}});
       break;
     case Launcher::Slurm:
       vars.insert(vars.end(), {{"SLURM_JOB_ID", "77"}, {"SLURM_STEP_ID", "0"}, {"SLURM_PROCID", s(rank)},
@@ -209,6 +231,10 @@ TEST_CASE("properties.uniform jobs under every launcher tile their replicas", "[
       {"torchrun 65536 workers 8 per node", Launcher::Torchrun, 65536, 8, {1}, 1},
       {"slurm 65536 tasks 8 per node", Launcher::Slurm, 65536, 8, {2}, 2},
       {"slurm 17 tasks 3 per node and a remainder", Launcher::Slurm, 17, 3, {1}, 1},
+      {"horovod 4096 workers 8 per host", Launcher::Horovod, 4096, 8, {1}, 1},
+      {"horovod 10 workers 4 per host and a remainder", Launcher::Horovod, 10, 4, {2}, 1},
+      {"lsf 8192 tasks 6 per node", Launcher::Lsf, 8192, 6, {2}, 4},
+      {"pytorch 65536 workers 8 per node", Launcher::PyTorch, 65536, 8, {1}, 1},
       {"popdist without a launcher 4096 x 256", Launcher::PopDist, 4096, 1, {256}, 1},
       {"popdist without a launcher 65536 x 16", Launcher::PopDist, 65536, 1, {16}, 2},
   };
@@ -231,6 +257,9 @@ TEST_CASE("properties.non-uniform jobs via a launcher tile their replicas", "[de
       {"torchrun 777 workers", Launcher::Torchrun, 777, 7, pattern(777, 9, 4), 1},
       {"pals 2048", Launcher::Pals, 2048, 128, pattern(2048, 2, 5), 1},
       {"mvapich2 999", Launcher::Mvapich2, 999, 10, pattern(999, 4, 6), 1},
+      {"horovod 333", Launcher::Horovod, 333, 5, pattern(333, 3, 7), 1},
+      {"lsf 500", Launcher::Lsf, 500, 6, pattern(500, 4, 8), 1},
+      {"pytorch 1000", Launcher::PyTorch, 1000, 8, pattern(1000, 6, 9), 1},
   };
   for (const auto& job : jobs) {
     // A pattern that happens to be constant would be uniform; the jobs above are not.
@@ -241,11 +270,12 @@ TEST_CASE("properties.non-uniform jobs via a launcher tile their replicas", "[de
 
 TEST_CASE("properties.random small jobs under random launchers", "[detect][property]") {
   std::mt19937 random(4242);
-  const Launcher launchers[] = {Launcher::OpenMpi, Launcher::Mpich,    Launcher::Pals,   Launcher::Mvapich2,
-                                Launcher::Torchrun, Launcher::Slurm, Launcher::PopDist};
+  const Launcher launchers[] = {Launcher::OpenMpi, Launcher::Mpich,   Launcher::Pals, Launcher::Mvapich2,
+                                Launcher::Torchrun, Launcher::Slurm,  Launcher::PopDist, Launcher::Horovod,
+                                Launcher::Lsf,      Launcher::PyTorch};
   for (int trial = 0; trial < 400; ++trial) {
     Job job;
-    job.launcher = launchers[random() % 7];
+    job.launcher = launchers[random() % std::size(launchers)];
     job.instances = 1 + static_cast<int>(random() % 64);
     job.per_host = 1 + static_cast<int>(random() % 9);
     job.ipus = 1 << (random() % 4);
