@@ -7,13 +7,18 @@ import sys
 
 # Every variable a launcher family or PopRun sets (DESIGN.md 3): removed before each test so that
 # the test decides the whole environment, whatever shell or job pytest itself runs in.
-LAUNCHER_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_")
-LAUNCHER_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "GROUP_WORLD_SIZE")
+LAUNCHER_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_",
+                     "HOROVOD_", "JSM_NAMESPACE_", "ALPS_", "SUBMITIT_")
+LAUNCHER_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "LOCAL_SIZE", "GROUP_RANK",
+                  "GROUP_WORLD_SIZE", "NODE_RANK", "CROSS_RANK")
+# Settings of the test harness itself, not of a launch: the popdist command under test.
+HARNESS_NAMES = ("POPDIST_CLI",)
 
 
 def launcher_variables(environ=None):
     environ = os.environ if environ is None else environ
-    return [n for n in environ if n.startswith(LAUNCHER_PREFIXES) or n in LAUNCHER_NAMES]
+    return [n for n in environ
+            if (n.startswith(LAUNCHER_PREFIXES) or n in LAUNCHER_NAMES) and n not in HARNESS_NAMES]
 
 
 def run_python(code, timeout=60):
