@@ -29,6 +29,7 @@ from ._api import (
     isUniformReplicasPerInstance,
     registerCommunicator,
     registerGroupingCommunicators,
+    replica_grouping,
     synchronize,
     topology,
 )

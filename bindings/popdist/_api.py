@@ -6,7 +6,6 @@ detection from the process environment until init(), and ``_mpi``'s (refined by 
 """
 
 import functools
-import math
 import operator
 import sys
 
@@ -35,12 +34,15 @@ __all__ = [
     "isUniformReplicasPerInstance",
     "registerCommunicator",
     "registerGroupingCommunicators",
+    "replica_grouping",
     "synchronize",
     "topology",
 ]
 
 _current = None  # the current Topology (None: not detected yet)
 _mpi = None  # popdist._mpi once something needed MPI
+_live = None  # popdist._mpi between init() and finalize(): the registry's calls go to MPI
+_local_ids = set()  # communicator ids used in a single uninitialized process (they all name {0})
 _abort_hook_installed = False
 _atexit_registered = False
 
@@ -140,27 +142,48 @@ def getLocalDeviceOrdinals():
 
 
 def _backend():
-    """popdist._mpi, imported on first use (this is where libmpi gets loaded). Also binds the hot
-    entry points of synchronize() to the module's functions, so that after the first call they
-    cost one global lookup."""
-    global _mpi, _synchronize_scope, _synchronize_named
+    """popdist._mpi, imported on first use (this is where libmpi gets loaded)."""
+    global _mpi
     if _mpi is None:
         from . import _mpi as module
 
-        _synchronize_scope = module.synchronize_scope
-        _synchronize_named = module.synchronize_named
-        synchronize.fast = module.synchronize_scope
         _mpi = module
     return _mpi
 
 
-# Until _backend() rebinds them: load _mpi, then call the real function.
-def _synchronize_scope():
+def _bind_hot_paths(module):
+    """Points synchronize()'s hot entry points at the MPI module's functions (after init()), so
+    that they cost one global lookup; None puts the Python stubs back (after finalize())."""
+    global _synchronize_scope, _synchronize_named
+    _synchronize_scope = module.synchronize_scope if module else _synchronize_scope_stub
+    _synchronize_named = module.synchronize_named if module else _synchronize_named_stub
+    synchronize.fast = _synchronize_scope
+
+
+def _single_uninitialized():
+    """True in a job of one instance before init() (or after finalize()): the registry's calls
+    then do what they would do in that job -- synchronize returns, execute_on_instances runs the
+    function -- without MPI, so that the PopDist pattern ``if isPopdistEnvSet(): init()`` followed
+    by unconditional calls works in a plain single process (DESIGN.md 4)."""
+    return _live is None and (_current or topology()).num_instances == 1
+
+
+# Until init() binds them: a job of one instance without MPI, else the MPI module (which names
+# the missing init()).
+def _synchronize_scope_stub():
+    if _single_uninitialized():
+        return None
     return _backend().synchronize_scope()
 
 
-def _synchronize_named(communicator_id):
+def _synchronize_named_stub(communicator_id):
+    if _single_uninitialized():
+        return _synchronize_single(communicator_id, (), None)
     return _backend().synchronize_named(communicator_id)
+
+
+_synchronize_scope = _synchronize_scope_stub
+_synchronize_named = _synchronize_named_stub
 
 
 def init():
@@ -173,10 +196,12 @@ def init():
     printed) instead of leaving the others waiting in a collective or in MPI_Finalize; popdist
     finalizes what it initialized at interpreter exit.
     """
-    global _current
+    global _current, _live
     backend = _backend()
     initialized_mpi = backend.init()
     _current = Topology(backend.topology())
+    _live = backend
+    _bind_hot_paths(backend)
     if initialized_mpi:
         _install_abort_hook()
     _register_atexit()
@@ -191,8 +216,12 @@ def isBackendInitialized():
 def finalize():
     """Frees every communicator popdist owns and finalizes MPI if init() initialized it.
     Idempotent; also run at interpreter exit."""
+    global _live
     if _mpi is not None:
         _mpi.finalize()
+    if _live is not None:
+        _live = None
+        _bind_hot_paths(None)
 
 
 def _finalize_at_exit():
@@ -245,9 +274,13 @@ def registerCommunicator(participants, communicator_id=""):
     """Registers (creates and caches) a communicator over the instances ``participants`` (any
     iterable of ints), named ``communicator_id`` (empty: named by its members). Only members take
     part in MPI; non-members return at once."""
-    members = _instance_set("participants", participants)
     name = _identifier(communicator_id)
-    _backend().register_communicator(members, name)
+    if _single_uninitialized():
+        _core.checked_instances(participants, 1, "registerCommunicator", "participants")
+        if name:
+            _local_ids.add(name)
+        return
+    _backend().register_communicator(participants, name)
 
 
 # synchronize()'s defaults, compared by identity on its hot path (CPython has one empty str).
@@ -264,29 +297,34 @@ def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=N
     unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
     bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
     """
-    # The hot path (benchmarked against mpi4py's Barrier(), issue 6): no arguments, or an id only,
+    # The hot path (benchmarked against mpi4py's Barrier()): no arguments, or an id only,
     # need no checks beyond these identity tests and go straight to a dedicated binding.
     if participants is _NO_PARTICIPANTS and timeout is None:
         if communicator_id is _NO_ID:
             return _synchronize_scope()
         if type(communicator_id) is str:
             return _synchronize_named(communicator_id)
-    members = _instance_set("participants", participants)
-    seconds = None
-    if timeout is not None:
-        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-            raise UsageError(f"synchronize: timeout must be a number of seconds or None, got {timeout!r}")
-        seconds = float(timeout)
-        if math.isnan(seconds) or seconds < 0:
-            raise UsageError(f"synchronize: timeout must be >= 0 seconds, got {timeout!r}")
-        if math.isinf(seconds):
-            seconds = None
     name = _identifier(communicator_id)
-    _backend().synchronize(name, members, seconds)
+    if _single_uninitialized():
+        return _synchronize_single(name, participants, timeout)
+    _backend().synchronize(name, participants, timeout)
+
+
+def _synchronize_single(name, participants, timeout):
+    """synchronize() in a job of one instance without MPI: the same checks, then nothing to wait for."""
+    _core.checked_timeout(timeout, "synchronize")
+    members = _core.checked_instances(participants, 1, "synchronize(participants=...)", "participants", True)
+    if name and not members and name not in _local_ids:
+        raise UsageError(
+            f"synchronize: unknown communicator id {name!r} (no ids are registered); register it first with "
+            f"registerCommunicator(participants, {name!r}), or pass the participants"
+        )
+    if name:
+        _local_ids.add(name)
 
 
 # Called without arguments, popdist.synchronize() skips even the Python frame above: a
-# FastPathFunction calls `fast` (the binding, once _backend() has loaded it) directly, and the
+# FastPathFunction calls `fast` (the binding, once init() has bound it) directly, and the
 # function above with any argument. It keeps the function's name, docstring and signature.
 synchronize = functools.update_wrapper(_core.FastPathFunction(_synchronize_scope, synchronize), synchronize)
 
@@ -297,16 +335,17 @@ def execute_on_instances(instances, func, *args, **kwargs):
     to that set. If func raises on a member, that member re-raises its own exception and the other
     members raise :class:`popdist.RemoteExecutionError` naming the instance, the exception type and
     its message: nobody is left waiting."""
-    if _mpi is not None:
-        # Hot path: the binding checks the arguments itself before any MPI (a set, list or tuple
-        # of plain ints directly, anything else through _instance_set, which names bad values).
-        return _mpi.execute_on_instances(instances, func, args, kwargs)
-    # Without _mpi nothing can be initialized yet: check here so that a bad argument is reported
-    # without loading libmpi; the binding then reports that init() is missing.
-    members = _instance_set("instances", instances)
-    if not callable(func):
-        raise UsageError(f"execute_on_instances: func must be callable, got {func!r}")
-    return _backend().execute_on_instances(members, func, args, kwargs)
+    if _live is not None:
+        # Hot path: the binding converts and checks the arguments itself, before any MPI.
+        return _live.execute_on_instances(instances, func, args, kwargs)
+    if _single_uninitialized():
+        # A job of one instance: instance 0 is the only valid member, and it is this process.
+        _core.checked_instances(instances, 1, "execute_on_instances", "instances")
+        if not callable(func):
+            raise UsageError(f"execute_on_instances: func must be callable, got {func!r}")
+        return func(*args, **kwargs)
+    # Several instances and no init(): the binding checks the arguments, then names the missing init().
+    return _backend().execute_on_instances(instances, func, args, kwargs)
 
 
 def registerGroupingCommunicators(grouping):
@@ -316,6 +355,16 @@ def registerGroupingCommunicators(grouping):
     if not isinstance(grouping, _core.ReplicaGrouping):
         raise UsageError(f"registerGroupingCommunicators: expected a popdist.ReplicaGrouping, got {grouping!r}")
     return _backend().register_grouping_communicators(grouping.replication_factor, grouping.group_size, grouping.stride)
+
+
+def replica_grouping(stride=1, group_size=None, replication_factor=None):
+    """PopXL's ``ir.replica_grouping(stride=1, group_size=None)`` over this job's replicas: the
+    stride first, ``group_size`` defaulting to ``replication_factor // stride``, and
+    ``replication_factor`` defaulting to getNumTotalReplicas() (the job's replication factor, as
+    PopXL's Ir has it under PopRun). Returns a :class:`popdist.ReplicaGrouping`."""
+    if replication_factor is None:
+        replication_factor = getNumTotalReplicas()
+    return _core.ReplicaGrouping(replication_factor, group_size=group_size, stride=stride)
 
 
 def comm(communicator_id="", participants=frozenset()):
@@ -331,9 +380,8 @@ def comm(communicator_id="", participants=frozenset()):
             "popdist.comm() needs mpi4py (pip install 'popdist[mpi]' or pip install mpi4py): " + str(error),
             name="mpi4py",
         ) from error
-    members = _instance_set("participants", participants)
     name = _identifier(communicator_id)
-    return _backend().comm(name, members)
+    return _backend().comm(name, participants)
 
 
 # --- argument checks (every bad argument is named with its value) ----------------------------
@@ -352,28 +400,3 @@ def _identifier(communicator_id):
     if not isinstance(communicator_id, str):
         raise UsageError(f"communicator_id must be a str, got {communicator_id!r}")
     return communicator_id
-
-
-def _instance_set(name, values):
-    """Any iterable of ints -> a set, rejecting non-integers and duplicates by name."""
-    if isinstance(values, (str, bytes)):
-        raise UsageError(f"{name} must be an iterable of instance indices, got {values!r}")
-    try:
-        items = list(values)
-    except TypeError:
-        raise UsageError(f"{name} must be an iterable of instance indices, got {values!r}") from None
-    members = set()
-    duplicates = []
-    for item in items:
-        if isinstance(item, bool):
-            raise UsageError(f"{name} must hold integer instance indices, got {item!r} in {values!r}")
-        try:
-            index = operator.index(item)
-        except TypeError:
-            raise UsageError(f"{name} must hold integer instance indices, got {item!r} in {values!r}") from None
-        if index in members:
-            duplicates.append(index)
-        members.add(index)
-    if duplicates:
-        raise UsageError(f"{name} lists instance(s) {sorted(set(duplicates))} more than once: {values!r}")
-    return members

@@ -31,11 +31,12 @@ def configureSessionOptions(opts):
 
 
 def getDevice(ipusPerReplica=0, connectionType=None):
-    """Acquires this instance's multi-IPU device (id from popdist.getDeviceId(ipusPerReplica)).
-    ``connectionType`` defaults to ``popart.DeviceConnectionType.Always``."""
+    """Acquires this instance's multi-IPU device (id from popdist.getDeviceId(ipusPerReplica);
+    0 or None: from POPDIST_NUM_IPUS_PER_REPLICA). ``connectionType`` defaults to
+    ``popart.DeviceConnectionType.Always``."""
     if connectionType is None:
         connectionType = _popart.DeviceConnectionType.Always
-    device_id = getDeviceId(ipusPerReplica)
+    device_id = getDeviceId(ipusPerReplica or 0)
     device = _popart.DeviceManager().acquireDeviceById(device_id, connectionType=connectionType)
     if device is None:
         raise PopDistError(f"popdist.popart.getDevice: could not acquire device {device_id} (is it free and attached?)")

@@ -4,17 +4,20 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "errors.hpp"
 #include "fast_path_function.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
 #include "popdist/topology.hpp"
 #include "popdist/version.hpp"
+#include "python_arguments.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -57,6 +60,23 @@ PYBIND11_MODULE(_core, m) {
   // For popdist.synchronize(): no arguments -> the MPI module's barrier without a Python frame.
   popdist::python::add_fast_path_function_type(m);
 
+  // The argument rules of popdist/arguments.hpp, for the Python layer's single-process path
+  // (no init(), no MPI): the same conversion and checks as the _mpi module's bindings.
+  m.def(
+      "checked_instances",
+      [](const py::handle& values, int num_instances, const std::string& caller, const std::string& argument,
+         bool allow_empty) {
+        return popdist::checked_instances(popdist::python::instance_list(values, caller.c_str(), argument.c_str()),
+                                          num_instances, caller, allow_empty);
+      },
+      py::arg("values"), py::arg("num_instances"), py::arg("caller"), py::arg("argument"),
+      py::arg("allow_empty") = false);
+  m.def(
+      "checked_timeout",
+      [](const py::handle& timeout, const std::string& caller) {
+        return popdist::python::timeout_seconds(timeout, caller.c_str());
+      },
+      py::arg("timeout"), py::arg("caller"));
   m.def(
       "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
       "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");
@@ -95,15 +115,18 @@ PYBIND11_MODULE(_core, m) {
   py::class_<popdist::ReplicaGrouping>(m, "ReplicaGrouping",
                                        "Replicas 0..replication_factor-1 split into groups of group_size members "
                                        "stride apart (PopXL's rules).")
+      // PopXL's defaults: group_size left out is replication_factor // stride.
       .def(py::init([](int replication_factor, std::optional<int> group_size, int stride) {
-             return group_size ? popdist::ReplicaGrouping(replication_factor, *group_size, stride)
-                               : popdist::ReplicaGrouping(replication_factor);
+             return popdist::ReplicaGrouping::with_stride(replication_factor, stride, group_size);
            }),
-           py::arg("replication_factor"), py::arg("group_size") = py::none(), py::arg("stride") = 1)
+           py::arg("replication_factor"),
+           py::arg("group_size") = py::none(), py::arg("stride") = 1)
       .def_property_readonly("replication_factor", &popdist::ReplicaGrouping::replication_factor)
       .def_property_readonly("group_size", &popdist::ReplicaGrouping::group_size)
       .def_property_readonly("stride", &popdist::ReplicaGrouping::stride)
       .def_property_readonly("num_groups", &popdist::ReplicaGrouping::num_groups)
+      .def_property_readonly("assignment", &popdist::ReplicaGrouping::assignment,
+                             "Every replica's group, replica by replica (PopXL's ReplicaGrouping.assignment).")
       .def("group_of", &popdist::ReplicaGrouping::group_of, py::arg("replica"))
       .def("members", &popdist::ReplicaGrouping::members, py::arg("group"))
       .def("groups", &popdist::ReplicaGrouping::groups)

@@ -19,10 +19,12 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
+#include "python_arguments.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -109,43 +111,33 @@ class ReleasedGil {
   PyThreadState* state_;
 };
 
-// Instance indices from Python, sorted: the common shapes (a set, frozenset, list or tuple of
-// plain ints, no duplicates) directly; anything else through the Python layer's checker, which
-// accepts any iterable of integers and names the argument and the offending value otherwise.
-std::vector<int> instance_list(py::handle values, const char* name) {
+// Instance indices from Python, checked under the Python API's name `caller`: the common shapes
+// (a set, frozenset, list or tuple of plain ints) are read directly, anything else (a range, a
+// generator, numpy integers) through the shared converter; the core's rule checks both.
+std::vector<int> checked_instance_list(py::handle values, const char* caller, const char* argument,
+                                       bool allow_empty = false) {
   std::vector<int> members;
   PyTypeObject* type = Py_TYPE(values.ptr());
-  if (type == &PySet_Type || type == &PyFrozenSet_Type || type == &PyList_Type || type == &PyTuple_Type) {
+  bool plain = type == &PySet_Type || type == &PyFrozenSet_Type || type == &PyList_Type || type == &PyTuple_Type;
+  if (plain) {
     members.reserve(static_cast<std::size_t>(PyObject_Length(values.ptr())));
-    bool plain = true;
     for (py::handle item : values) {
       int overflow = 0;
       long index = PyLong_CheckExact(item.ptr()) ? PyLong_AsLongAndOverflow(item.ptr(), &overflow) : -1;
       if (!PyLong_CheckExact(item.ptr()) || overflow != 0 || index < std::numeric_limits<int>::min() ||
           index > std::numeric_limits<int>::max()) {
-        plain = false;  // a bool, a numpy integer, a huge int...: let the checker decide
+        plain = false;  // a bool, a numpy integer, a huge int...: the converter names it
         break;
       }
       members.push_back(static_cast<int>(index));
     }
-    std::sort(members.begin(), members.end());
-    if (plain && std::adjacent_find(members.begin(), members.end()) == members.end()) return members;
   }
-  // The checker returns a set of plain ints or raises UsageError naming the value.
-  py::object checked = py::module_::import("popdist._api").attr("_instance_set")(name, values);
-  members.clear();
-  for (py::handle item : checked) {
-    int overflow = 0;
-    long index = PyLong_AsLongAndOverflow(item.ptr(), &overflow);
-    if (index == -1 && PyErr_Occurred() != nullptr) throw py::error_already_set();
-    if (overflow != 0 || index < std::numeric_limits<int>::min() || index > std::numeric_limits<int>::max()) {
-      throw popdist::UsageError(std::string(name) + ": instance index " + std::string(py::str(item)) +
-                                " is out of range");
-    }
-    members.push_back(static_cast<int>(index));
-  }
-  std::sort(members.begin(), members.end());
-  return members;
+  if (!plain) members = popdist::python::instance_list(values, caller, argument);
+  return popdist::checked_instances(members, popdist::num_instances(), caller, allow_empty);
+}
+
+popdist::InstanceSet as_set(const std::vector<int>& sorted_members) {
+  return popdist::InstanceSet(sorted_members.begin(), sorted_members.end());
 }
 
 // A C++ exception leaving a plain CPython function becomes the Python exception pybind11 would
@@ -207,9 +199,8 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
   // An empty kwargs dict is passed as NULL: PyObject_Call then skips copying it.
   PyObject* keywords = PyDict_GET_SIZE(arguments[3]) != 0 ? arguments[3] : nullptr;
   try {
-    // Checked here, before any MPI: the Python layer hands its arguments over unchecked once
-    // _mpi is loaded (see _api.execute_on_instances).
-    auto members = instance_list(arguments[0], "instances");
+    // Checked here, before any MPI: the Python layer hands its arguments over unchecked.
+    const auto members = as_set(checked_instance_list(arguments[0], "execute_on_instances", "instances"));
     if (PyCallable_Check(func) == 0) {
       throw popdist::UsageError("execute_on_instances: func must be callable, got " +
                                 std::string(py::repr(func)));
@@ -221,7 +212,7 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
       // state), the runtime tells the other members and rethrows it here unchanged, so the
       // failing member sees its own exception object.
       ReleasedGil released;
-      popdist::execute_on_instance_list(
+      popdist::execute_on_instances(
           members,
           [&] {
             ReleasedGil::Reacquired gil(released);
@@ -276,17 +267,27 @@ PYBIND11_MODULE(_mpi, m) {
   m.def(
       "topology", [] { return popdist::python::topology_to_dict(popdist::topology()); },
       "This process's topology, refined by MPI after init().");
-  m.def("register_communicator", &popdist::register_communicator, py::arg("participants"),
-        py::arg("communicator_id") = "", py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "register_communicator",
+      [](const py::handle& participants, const std::string& communicator_id) {
+        const auto members = as_set(checked_instance_list(participants, "registerCommunicator", "participants"));
+        py::gil_scoped_release release;
+        popdist::register_communicator(members, communicator_id);
+      },
+      py::arg("participants"), py::arg("communicator_id") = "");
   m.def(
       "synchronize",
-      [](const std::string& communicator_id, const popdist::InstanceSet& participants, std::optional<double> timeout) {
+      [](const std::string& communicator_id, const py::handle& participants, const py::handle& timeout) {
+        const auto members =
+            as_set(checked_instance_list(participants, "synchronize(participants=...)", "participants", true));
         std::optional<popdist::Seconds> seconds;
-        if (timeout) seconds = popdist::Seconds(*timeout);
-        popdist::synchronize(communicator_id, participants, seconds);
+        if (const auto checked = popdist::python::timeout_seconds(timeout, "synchronize")) {
+          seconds = popdist::Seconds(*checked);
+        }
+        py::gil_scoped_release release;
+        popdist::synchronize(communicator_id, members, seconds);
       },
-      py::arg("communicator_id") = "", py::arg("participants") = popdist::InstanceSet{},
-      py::arg("timeout") = py::none(), py::call_guard<py::gil_scoped_release>());
+      py::arg("communicator_id") = "", py::arg("participants") = py::tuple(), py::arg("timeout") = py::none());
   // The hot paths as plain CPython functions: synchronize() without arguments or with an id only,
   // and execute_on_instances.
   if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
@@ -301,7 +302,8 @@ PYBIND11_MODULE(_mpi, m) {
       py::arg("replication_factor"), py::arg("group_size"), py::arg("stride"));
   m.def(
       "comm",
-      [](const std::string& communicator_id, const popdist::InstanceSet& participants) -> py::object {
+      [](const std::string& communicator_id, const py::handle& values) -> py::object {
+        const auto participants = as_set(checked_instance_list(values, "comm(participants=...)", "participants", true));
         MPI_Comm comm = MPI_COMM_NULL;
         {
           py::gil_scoped_release release;  // the first use of a set creates its communicator (collective)
@@ -310,5 +312,5 @@ PYBIND11_MODULE(_mpi, m) {
         if (comm == MPI_COMM_NULL) return py::none();
         return to_mpi4py(comm);
       },
-      py::arg("communicator_id") = "", py::arg("participants") = popdist::InstanceSet{});
+      py::arg("communicator_id") = "", py::arg("participants") = py::tuple());
 }

@@ -2,6 +2,7 @@
 /// @file grouping.hpp
 /// Replica grouping with PopXL's rules (DESIGN.md 6).
 
+#include <optional>
 #include <vector>
 
 #include "popdist/topology.hpp"
@@ -20,12 +21,20 @@ struct ReplicaRange {
 
 /// Replicas 0..replication_factor-1 split into groups of `group_size` members `stride` apart.
 /// When stride == 1, replication_factor must be divisible by group_size; otherwise
-/// stride x group_size must equal replication_factor. Violations throw UsageError.
+/// stride x group_size must equal replication_factor. Violations throw UsageError naming the rule.
+/// Groups of one replica are the same partition whatever the stride: they are stored with stride 1
+/// (as PopART does), so that equal partitions compare equal.
 class ReplicaGrouping {
  public:
   /// One group holding every replica.
   explicit ReplicaGrouping(int replication_factor);
   ReplicaGrouping(int replication_factor, int group_size, int stride = 1);
+
+  /// PopXL's `ir.replica_grouping(stride, group_size)`: the stride first, and a group_size left
+  /// out defaults to replication_factor / stride (so stride 4 over 16 replicas is four groups of
+  /// four, and no arguments at all is one group of everyone).
+  [[nodiscard]] static ReplicaGrouping with_stride(int replication_factor, int stride = 1,
+                                                   std::optional<int> group_size = std::nullopt);
 
   [[nodiscard]] int replication_factor() const noexcept { return replication_factor_; }
   [[nodiscard]] int group_size() const noexcept { return group_size_; }
@@ -34,6 +43,8 @@ class ReplicaGrouping {
 
   /// The group that replica `replica` belongs to.
   [[nodiscard]] int group_of(int replica) const;
+  /// Every replica's group, replica by replica (PopXL's `assignment`).
+  [[nodiscard]] std::vector<int> assignment() const;
   /// The replicas of group `group`, ascending.
   [[nodiscard]] std::vector<int> members(int group) const;
   /// Every group's members, group by group.

@@ -2,6 +2,7 @@
 /// @file popdist.hpp
 /// Umbrella header: everything a user of popdist needs.
 
+#include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"

@@ -99,17 +99,6 @@ auto execute_on_instances(const InstanceSet& instances, F&& func) {
 /// derived from std::exception, its type (when known) and "unknown exception".
 [[nodiscard]] FailureInfo describe_exception(std::exception_ptr failure);
 
-// The same operations taking participants as a list, as the Python layer passes them: here a
-// duplicate is possible and is a UsageError naming it. (Separate names, not overloads: a braced
-// list `{0, 1}` would make an overload on std::vector ambiguous with std::set.)
-void register_communicator_from_list(const std::vector<int>& participants, const std::string& communicator_id = "");
-void synchronize_from_list(const std::string& communicator_id, const std::vector<int>& participants,
-                           std::optional<Seconds> timeout = std::nullopt);
-bool execute_on_instance_list(const std::vector<int>& instances, const std::function<void()>& body,
-                              const FailureDescriber& describe = {});
-[[nodiscard]] MPI_Comm native_communicator_from_list(const std::string& communicator_id,
-                                                     const std::vector<int>& participants);
-
 /// Registers one communicator per group of `grouping` (over the instances hosting the group).
 /// Returns group -> communicator id for the groups this instance hosts.
 std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping);

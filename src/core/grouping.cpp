@@ -31,6 +31,23 @@ ReplicaGrouping::ReplicaGrouping(int replication_factor, int group_size, int str
     fail(fmt::format("with stride != 1, stride x group_size must equal replication_factor ({} x {} = {}, not {})",
                      stride, group_size, static_cast<long long>(stride) * group_size, replication_factor));
   }
+  if (group_size == 1) stride_ = 1;  // one replica per group: every stride gives this partition
+}
+
+ReplicaGrouping ReplicaGrouping::with_stride(int replication_factor, int stride, std::optional<int> group_size) {
+  if (group_size) return ReplicaGrouping(replication_factor, *group_size, stride);
+  const auto fail = [&](const std::string& problem) {
+    throw UsageError(
+        fmt::format("ReplicaGrouping(replication_factor={}, stride={}): {}", replication_factor, stride, problem));
+  };
+  if (replication_factor < 1) fail("replication_factor must be >= 1");
+  if (stride < 1) fail("stride must be >= 1");
+  if (replication_factor % stride != 0) {
+    fail(fmt::format("group_size defaults to replication_factor / stride, so stride must divide replication_factor "
+                     "({} % {} = {}); give group_size, or a stride that divides {}",
+                     replication_factor, stride, replication_factor % stride, replication_factor));
+  }
+  return ReplicaGrouping(replication_factor, replication_factor / stride, stride);
 }
 
 int ReplicaGrouping::group_of(int replica) const {
@@ -39,6 +56,13 @@ int ReplicaGrouping::group_of(int replica) const {
                                  replication_factor_ - 1));
   }
   return stride_ == 1 ? replica / group_size_ : replica % stride_;
+}
+
+std::vector<int> ReplicaGrouping::assignment() const {
+  std::vector<int> groups;
+  groups.reserve(static_cast<std::size_t>(replication_factor_));
+  for (int replica = 0; replica < replication_factor_; ++replica) groups.push_back(group_of(replica));
+  return groups;
 }
 
 std::vector<int> ReplicaGrouping::members(int group) const {

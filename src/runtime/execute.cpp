@@ -130,11 +130,6 @@ bool execute_on_instances(const InstanceSet& instances, const std::function<void
   return run_on(entry_for(instances), body, describe);
 }
 
-bool execute_on_instance_list(const std::vector<int>& instances, const std::function<void()>& body,
-                              const FailureDescriber& describe) {
-  return run_on(entry_for(instances), body, describe);
-}
-
 FailureInfo describe_exception(std::exception_ptr failure) { return default_describe(failure); }
 
 }  // namespace popdist

@@ -3,11 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <algorithm>
-#include <charconv>
-#include <cmath>
-
-#include "popdist/error.hpp"
+#include "popdist/arguments.hpp"
 
 namespace popdist::detail {
 
@@ -16,33 +12,7 @@ std::string format_set(const std::vector<int>& members) { return fmt::format("{{
 std::string format_set(const InstanceSet& members) { return fmt::format("{{{}}}", fmt::join(members, ", ")); }
 
 std::vector<int> validated_members(const std::vector<int>& participants, int num_instances, const char* function) {
-  if (participants.empty()) {
-    throw UsageError(fmt::format("{}: the set of participants is empty; give at least one instance index in 0..{}",
-                                 function, num_instances - 1));
-  }
-  std::vector<int> out_of_range;
-  for (const auto member : participants) {
-    if (member < 0 || member >= num_instances) out_of_range.push_back(member);
-  }
-  if (!out_of_range.empty()) {
-    throw UsageError(fmt::format("{}: participant{} {} out of range: valid instance indices are 0..{} ({} instances)",
-                                 function, out_of_range.size() == 1 ? "" : "s", fmt::join(out_of_range, ", "),
-                                 num_instances - 1, num_instances));
-  }
-  auto sorted = participants;
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<int> duplicates;
-  for (std::size_t i = 1; i < sorted.size(); ++i) {
-    if (sorted[i] == sorted[i - 1] && (duplicates.empty() || duplicates.back() != sorted[i])) {
-      duplicates.push_back(sorted[i]);
-    }
-  }
-  if (!duplicates.empty()) {
-    throw UsageError(fmt::format("{}: duplicate participant{} {} in [{}]: each instance may appear once", function,
-                                 duplicates.size() == 1 ? "" : "s", fmt::join(duplicates, ", "),
-                                 fmt::join(participants, ", ")));
-  }
-  return sorted;
+  return checked_instances(participants, num_instances, function);
 }
 
 std::vector<int> validated_members(const InstanceSet& participants, int num_instances, const char* function) {
@@ -75,25 +45,9 @@ int creation_tag(std::uint64_t hash, int tag_ub) noexcept {
 
 std::optional<double> parse_sync_timeout(const std::optional<std::string>& value) {
   if (!value) return std::nullopt;
-  const auto& text = *value;
-  double seconds = 0;
-  const auto* first = text.data();
-  const auto* last = text.data() + text.size();
-  const auto [end, error] = std::from_chars(first, last, seconds);
-  if (text.empty() || error != std::errc() || end != last || !std::isfinite(seconds) || seconds <= 0) {
-    throw EnvironmentError(fmt::format("POPDIST_SYNC_TIMEOUT='{}' is not a timeout: expected a positive number of "
-                                       "seconds such as 30 or 0.5",
-                                       text));
-  }
-  return seconds;
+  return parsed_timeout_variable(std::string_view(*value));
 }
 
-void check_timeout_argument(double seconds) {
-  if (!std::isfinite(seconds) || seconds <= 0) {
-    throw UsageError(fmt::format("synchronize: timeout={} seconds is not a timeout: expected a positive, finite "
-                                 "number of seconds",
-                                 seconds));
-  }
-}
+void check_timeout_argument(double seconds) { (void)checked_timeout(seconds, "synchronize"); }
 
 }  // namespace popdist::detail

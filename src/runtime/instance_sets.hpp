@@ -15,9 +15,9 @@ namespace popdist::detail {
 [[nodiscard]] std::string format_set(const std::vector<int>& members);
 [[nodiscard]] std::string format_set(const InstanceSet& members);
 
-/// Validates participants given as a list (the Python layer passes lists): not empty, every
-/// value in 0..num_instances-1, no duplicates. Returns them sorted. Throws UsageError naming
-/// `function`, the offending values and the valid range.
+/// popdist::checked_instances (arguments.hpp) for the registry: not empty, every value in
+/// 0..num_instances-1, no duplicates. Returns them sorted. Throws UsageError naming `function`,
+/// the offending values and the valid range.
 [[nodiscard]] std::vector<int> validated_members(const std::vector<int>& participants, int num_instances,
                                                  const char* function);
 /// The same for a std::set (which cannot hold duplicates).
@@ -40,12 +40,13 @@ enum class TimedKind : int { Arrived = 0, GaveUp = 1 };
 /// The tag for MPI_Comm_create_group: in [0, tag_ub], derived from the set.
 [[nodiscard]] int creation_tag(std::uint64_t hash, int tag_ub) noexcept;
 
-/// Parses POPDIST_SYNC_TIMEOUT: a positive, finite number of seconds ("2", "0.5", "1e-3").
-/// std::nullopt when unset; anything else (empty, "abc", "-1", "0", "inf", "2s") throws
-/// EnvironmentError naming the variable, its value and what was expected.
+/// Parses POPDIST_SYNC_TIMEOUT under the timeout rule of arguments.hpp: a positive number of
+/// seconds ("2", "0.5", "1e-3"); std::nullopt when unset or "inf" (no default timeout); anything
+/// else (empty, "abc", "-1", "0", "nan", "2s") throws EnvironmentError naming the variable.
 [[nodiscard]] std::optional<double> parse_sync_timeout(const std::optional<std::string>& value);
 
-/// Checks a timeout passed as an argument: positive and finite, else UsageError naming it.
+/// Checks a timeout passed to synchronize under the rule of arguments.hpp (positive, or infinity
+/// for no limit), else UsageError naming it.
 void check_timeout_argument(double seconds);
 
 }  // namespace popdist::detail

@@ -63,10 +63,6 @@ void register_communicator(const InstanceSet& participants, const std::string& c
   register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"));
 }
 
-void register_communicator_from_list(const std::vector<int>& participants, const std::string& communicator_id) {
-  register_members(participants, communicator_id);
-}
-
 void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
   auto& hot = detail::g_hot;
   if (!hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized("synchronize");
@@ -95,13 +91,6 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
   barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, runtime);
 }
 
-void synchronize_from_list(const std::string& communicator_id, const std::vector<int>& participants,
-                           std::optional<Seconds> timeout) {
-  detail::require_initialized("synchronize");
-  if (timeout) detail::check_timeout_argument(timeout->count());
-  barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, detail::runtime_state());
-}
-
 InstanceSet current_scope() {
   if (const auto* scope = detail::innermost_scope()) return {scope->members.begin(), scope->members.end()};
   InstanceSet everyone;
@@ -110,11 +99,6 @@ InstanceSet current_scope() {
 }
 
 MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants) {
-  detail::require_initialized("native_communicator");
-  return communicator_of(detail::lookup_entry(communicator_id, participants, "native_communicator"));
-}
-
-MPI_Comm native_communicator_from_list(const std::string& communicator_id, const std::vector<int>& participants) {
   detail::require_initialized("native_communicator");
   return communicator_of(detail::lookup_entry(communicator_id, participants, "native_communicator"));
 }

@@ -62,12 +62,6 @@ TEST_CASE("MPI.registry: bad participants are named", "[registry]") {
                  Catch::Contains("0.." + std::to_string(n - 1)));
   CHECK_THAT(usage_error_of([&] { popdist::synchronize("", {-1}); }), Catch::Contains("participant -1 out of range"));
   CHECK_THAT(usage_error_of([] { popdist::register_communicator({}); }), Catch::Contains("empty"));
-  CHECK_THAT(usage_error_of([] { popdist::register_communicator_from_list({0, 0}); }),
-             Catch::Contains("duplicate participant 0"));
-  CHECK_THAT(usage_error_of([] { popdist::synchronize_from_list("", {0, 0}); }),
-             Catch::Contains("duplicate participant 0"));
-  CHECK_THAT(usage_error_of([] { popdist::execute_on_instance_list({0, 0}, [] {}); }),
-             Catch::Contains("duplicate participant 0"));
   CHECK_THAT(usage_error_of([] { popdist::synchronize("", {0}, popdist::Seconds(-1)); }),
              Catch::Contains("timeout=-1"));
   CHECK(everyone(true));
@@ -100,13 +94,6 @@ TEST_CASE("MPI.registry: repeated lookups answer like the first", "[registry][ca
   // An unknown id right after a cached one is still unknown.
   popdist::synchronize("cache-ends");
   CHECK_THAT(usage_error_of([] { popdist::synchronize("cache-end"); }), Catch::Contains("unknown communicator id"));
-  // Lists: unsorted or equal to the cached members, the same set; duplicates still an error.
-  if (n > 1) {  // (with one instance, {0, n-1} is {0, 0})
-    CHECK(popdist::native_communicator_from_list("", {n - 1, 0}) == ends_comm);
-    CHECK(popdist::native_communicator_from_list("", {0, n - 1}) == ends_comm);
-    CHECK_THAT(usage_error_of([&] { popdist::synchronize_from_list("", {0, n - 1, n - 1}); }),
-               Catch::Contains("duplicate participant " + std::to_string(n - 1)));
-  }
   // execute_on_instances over the cached set, then over another: each runs on its own members.
   int ran = 0;
   popdist::execute_on_instances(ends, [&] { ++ran; });

@@ -196,7 +196,7 @@ TEST_CASE("Runtime.logic: POPDIST_SYNC_TIMEOUT", "[logic]") {
   CHECK(parse_sync_timeout(std::string("30")) == 30.0);
   CHECK(parse_sync_timeout(std::string("0.25")) == 0.25);
   CHECK(parse_sync_timeout(std::string("1e-3")) == 0.001);
-  for (const char* bad : {"", "abc", "-1", "0", "inf", "nan", "2s", " 2", "1,5"}) {
+  for (const char* bad : {"", "abc", "-1", "0", "nan", "2s", " 2", "1,5"}) {
     INFO("value '" << bad << "'");
     try {
       (void)parse_sync_timeout(std::string(bad));

@@ -46,17 +46,47 @@ def test_core_translates_environment_error():
         popdist.detect({"OMPI_COMM_WORLD_RANK": "0"})
 
 
-@pytest.mark.parametrize("call", ["synchronize()", "synchronize('by-id')", "synchronize(timeout=5)",
-                                  "registerCommunicator({0})", "execute_on_instances({0}, print)",
-                                  # once _mpi is loaded, execute_on_instances goes to the binding directly
-                                  "_api._backend() and popdist.execute_on_instances([0], print)", "comm()"])
-def test_mpi_calls_before_init_are_usage_errors(monkeypatch, call):
-    # The _mpi module's translator: a collective before init() is a clear error, not a hang.
+TWO_INSTANCES = {"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2"}
+
+
+@pytest.mark.parametrize(("call", "named"), [
+    ("synchronize()", "synchronize"), ("synchronize('by-id')", "synchronize"),
+    ("synchronize(timeout=5)", "synchronize"), ("synchronize(participants={0, 1})", "synchronize"),
+    ("registerCommunicator({0})", "registerCommunicator"), ("execute_on_instances({0}, print)", "execute_on_instances"),
+    # once _mpi is loaded, execute_on_instances goes to the binding directly
+    ("_api._backend() and popdist.execute_on_instances([0], print)", "execute_on_instances"),
+    # (not comm(): importing mpi4py would initialize MPI under the fake launcher variables)
+    ("registerGroupingCommunicators(popdist.ReplicaGrouping(2))", "registerGroupingCommunicators"),
+])
+def test_several_instances_without_init_are_usage_errors_naming_the_python_call(monkeypatch, call, named):
+    # The _mpi module's translator: a collective before init() is a clear error, not a hang, and
+    # it names the Python function that was called (registerCommunicator, not register_communicator).
     for name in launcher_variables():
         monkeypatch.delenv(name)
+    for name, value in TWO_INSTANCES.items():
+        monkeypatch.setenv(name, value)
     got = run_json(RAISES_SCRIPT.format(call=call))
     assert got["type"] == "UsageError" and got["popdist_error"] is True, got
-    assert "init" in got["message"]
+    assert got["message"].startswith(f"{named}: popdist is not initialized: call popdist.init()"), got
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    ("registerCommunicator([0, 2])",
+     "registerCommunicator: participant 2 out of range: valid instance indices are 0..1 (2 instances)"),
+    ("synchronize(participants=[1, 1])",
+     "synchronize(participants=...): duplicate participant 1 in [1, 1]: each instance may appear once"),
+    ("synchronize(timeout=0)", "synchronize: timeout=0 seconds is ambiguous"),
+    ("execute_on_instances(range(3), print)", "execute_on_instances: participant 2 out of range"),
+])
+def test_the_mpi_bindings_check_arguments_by_the_core_rule_under_python_names(monkeypatch, call, message):
+    # Arguments are checked before init() is: the same rule and wording as the single-process path.
+    for name in launcher_variables():
+        monkeypatch.delenv(name)
+    for name, value in TWO_INSTANCES.items():
+        monkeypatch.setenv(name, value)
+    got = run_json(RAISES_SCRIPT.format(call=call))
+    assert got["type"] == "UsageError", got
+    assert got["message"].startswith(message), got
 
 
 def test_comm_without_mpi4py_is_an_import_error_naming_it(monkeypatch):

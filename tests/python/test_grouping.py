@@ -80,3 +80,57 @@ def test_value_semantics():
     assert repr(a) == "ReplicaGrouping(replication_factor=8, group_size=2, stride=4)"
     assert (a.replication_factor, a.group_size, a.stride) == (8, 2, 4)
     assert a != "not a grouping"
+
+
+# PopXL's constructor forms. PopXL's ir.replica_grouping(stride=1, group_size=None): group_size
+# defaults to replication_factor // stride; its documented examples for 8 replicas give these
+# assignments (the group of each replica).
+POPXL_EXAMPLES = [((1, 2), [0, 0, 1, 1, 2, 2, 3, 3]), ((1, 4), [0, 0, 0, 0, 1, 1, 1, 1]),
+                  ((2, 4), [0, 1, 0, 1, 0, 1, 0, 1]), ((4, 2), [0, 1, 2, 3, 0, 1, 2, 3])]
+
+
+@pytest.mark.parametrize(("stride_and_size", "assignment"), POPXL_EXAMPLES)
+def test_popxl_documented_assignments(stride_and_size, assignment):
+    stride, group_size = stride_and_size
+    assert popdist.replica_grouping(stride, group_size, replication_factor=8).assignment == assignment
+    assert popdist.replica_grouping(stride=stride, group_size=group_size, replication_factor=8).assignment == assignment
+    assert popdist.ReplicaGrouping(8, group_size, stride).assignment == assignment
+    assert popdist.ReplicaGrouping(8, stride=stride, group_size=group_size).assignment == assignment
+
+
+@pytest.mark.parametrize(("make", "expected"), [
+    # the example: a stride alone is four groups of four, not one group of 16
+    (lambda: popdist.ReplicaGrouping(16, stride=4), (4, 4, [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]])),
+    (lambda: popdist.ReplicaGrouping(16), (16, 1, [list(range(16))])),
+    (lambda: popdist.ReplicaGrouping(16, 4), (4, 1, [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11], [12, 13, 14, 15]])),
+    (lambda: popdist.ReplicaGrouping(replication_factor=8, stride=8), (1, 1, [[i] for i in range(8)])),
+    (lambda: popdist.ReplicaGrouping(8, group_size=None, stride=2), (4, 2, [[0, 2, 4, 6], [1, 3, 5, 7]])),
+    (lambda: popdist.replica_grouping(4, replication_factor=16), (4, 4, [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]])),
+    (lambda: popdist.replica_grouping(replication_factor=4), (4, 1, [[0, 1, 2, 3]])),
+])
+def test_popxl_defaults(make, expected):
+    g = make()
+    assert (g.group_size, g.stride, g.groups()) == expected
+
+
+def test_replica_grouping_defaults_to_the_jobs_replicas(monkeypatch):
+    from popdist import _api
+
+    monkeypatch.setattr(_api, "_current", popdist.detect({"POPDIST_NUM_TOTAL_REPLICAS": "8",
+                                                          "POPDIST_NUM_LOCAL_REPLICAS": "8"}))
+    assert popdist.replica_grouping(2) == popdist.ReplicaGrouping(8, 4, 2)
+    assert popdist.replica_grouping() == popdist.ReplicaGrouping(8)
+
+
+def test_a_stride_that_does_not_divide_names_the_default_rule():
+    with pytest.raises(popdist.UsageError, match=r"stride=3\): group_size defaults to replication_factor / stride, "
+                                                 r"so stride must divide replication_factor \(16 % 3 = 1\)"):
+        popdist.ReplicaGrouping(16, stride=3)
+    with pytest.raises(popdist.UsageError, match=r"2 x 4 = 8, not 16"):
+        popdist.replica_grouping(2, 4, replication_factor=16)
+
+
+def test_groups_of_one_replica_compare_equal_whatever_the_stride():
+    strided = popdist.ReplicaGrouping(8, 1, 8)
+    assert strided == popdist.ReplicaGrouping(8, 1) and hash(strided) == hash(popdist.ReplicaGrouping(8, 1))
+    assert strided.stride == 1

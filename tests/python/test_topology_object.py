@@ -66,11 +66,12 @@ def _popdist_command():
 
 @pytest.mark.skipif(_popdist_command() is None, reason="the popdist command is not built/installed (POPDIST_CLI unset, not on PATH)")
 def test_to_dict_equals_the_cli_json(monkeypatch):
+    command = _popdist_command()  # before POPDIST_* (POPDIST_CLI too) leave the environment
     for name in launcher_variables():
         monkeypatch.delenv(name)
     for name, value in SLURM_NO_NODE.items():
         monkeypatch.setenv(name, value)
-    cli = subprocess.run([_popdist_command(), "topology", "--json"], capture_output=True, text=True, timeout=60,
+    cli = subprocess.run([command, "topology", "--json"], capture_output=True, text=True, timeout=60,
                          check=False)
     assert cli.returncode == 0, cli.stderr
     assert json.loads(cli.stdout) == popdist.detect(SLURM_NO_NODE).to_dict()

@@ -141,6 +141,35 @@ TEST_CASE("grouping.bad arguments are UsageErrors naming them", "[grouping]") {
   rejects(16, 1, 4, "4 x 1 = 4, not 16");
 }
 
+TEST_CASE("grouping.PopXL's stride-first form: group_size defaults to replication_factor / stride", "[grouping]") {
+  // ir.replica_grouping(stride=1, group_size=None): the stride alone gives replication_factor /
+  // stride groups-worth of members, i.e. `stride` groups.
+  CHECK(ReplicaGrouping::with_stride(16, 4) == ReplicaGrouping(16, 4, 4));
+  CHECK(ReplicaGrouping::with_stride(16, 4).groups() == Groups{{0, 4, 8, 12}, {1, 5, 9, 13}, {2, 6, 10, 14}, {3, 7, 11, 15}});
+  CHECK(ReplicaGrouping::with_stride(16) == ReplicaGrouping(16));
+  CHECK(ReplicaGrouping::with_stride(16, 16) == ReplicaGrouping(16, 1, 1));
+  CHECK(ReplicaGrouping::with_stride(8, 1, 2) == ReplicaGrouping(8, 2, 1));
+  CHECK(ReplicaGrouping::with_stride(8, 2, 4) == ReplicaGrouping(8, 4, 2));
+  // PopXL's documented examples for 8 replicas: (stride, group_size) -> assignment.
+  CHECK(ReplicaGrouping::with_stride(8, 1, 2).assignment() == std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3});
+  CHECK(ReplicaGrouping::with_stride(8, 1, 4).assignment() == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1});
+  CHECK(ReplicaGrouping::with_stride(8, 2, 4).assignment() == std::vector<int>{0, 1, 0, 1, 0, 1, 0, 1});
+  CHECK(ReplicaGrouping::with_stride(8, 4, 2).assignment() == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+  CHECK_THROWS_WITH(ReplicaGrouping::with_stride(16, 3),
+                    Catch::Contains("stride=3") && Catch::Contains("stride must divide replication_factor (16 % 3 = 1)"));
+  CHECK_THROWS_WITH(ReplicaGrouping::with_stride(16, 0), Catch::Contains("stride must be >= 1"));
+  CHECK_THROWS_WITH(ReplicaGrouping::with_stride(0, 1), Catch::Contains("replication_factor must be >= 1"));
+  CHECK_THROWS_WITH(ReplicaGrouping::with_stride(16, 2, 4), Catch::Contains("2 x 4 = 8, not 16"));
+}
+
+TEST_CASE("grouping.groups of one replica are the same partition whatever the stride", "[grouping]") {
+  const ReplicaGrouping strided(8, 1, 8);  // PopXL accepts it: 8 x 1 == 8
+  CHECK(strided.stride() == 1);
+  CHECK(strided == ReplicaGrouping(8, 1, 1));
+  CHECK(strided.groups() == ReplicaGrouping(8, 1, 1).groups());
+  CHECK(strided.transpose() == ReplicaGrouping(8));
+}
+
 TEST_CASE("grouping.out-of-range replicas and groups are UsageErrors", "[grouping]") {
   const ReplicaGrouping grouping(16, 4, 4);
   CHECK_THROWS_WITH(grouping.group_of(16), Catch::Contains("replica=16") && Catch::Contains("0..15"));

@@ -77,6 +77,16 @@ def test_popdist_style_script_runs_unchanged_as_four_instances(tmp_path):
     assert (tmp_path / "dataset.json").is_file()
 
 
+def test_popdist_style_script_runs_plainly_as_one_instance_without_mpi(tmp_path):
+    # `if isPopdistEnvSet(): init()`, then unconditional execute_on_instances and synchronize.
+    result = subprocess.run([sys.executable, ROOT / "examples" / "popdist_style_script.py", "--data-dir", tmp_path],
+                            capture_output=True, text=True, timeout=120, env=environment(), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "instance 0/1 (local 0): replicas [0, 1) of 1" in result.stdout
+    assert "instance 0: 100 samples, first 0" in result.stdout and "done: 1 instance(s)" in result.stdout
+    assert (tmp_path / "dataset.json").is_file()
+
+
 @pytest.mark.parametrize("mode", ["explicit-finalize", "at-exit"])
 @pytest.mark.parametrize("ranks", [1, 3])
 def test_popdist_initializes_mpi_before_mpi4py(ranks, mode):

@@ -45,14 +45,15 @@ def test_bare_synchronize_inside_execute_on_instances_is_scoped():
 @pytest.mark.parametrize(
     ("instances", "func", "named"),
     [
-        ([0, 0], print, r"instances lists instance\(s\) \[0\] more than once"),
-        ((0, 1, 1) if SIZE > 1 else (0, 0), print, r"instances lists instance\(s\) \[\d\] more than once"),
+        ([0, 0], print, r"^execute_on_instances: duplicate participant 0 in \[0, 0\]"),
+        ((0, 1, 1) if SIZE > 1 else (0, 0), print, r"^execute_on_instances: duplicate participant \d"),
+        ([SIZE], print, rf"^execute_on_instances: participant {SIZE} out of range: valid instance indices are 0\.\.{SIZE - 1}"),
         ([True], print, "instances must hold integer instance indices, got True"),
         ({0, "1"}, print, "instances must hold integer instance indices, got '1'"),
         ([0.0], print, "got 0.0"),
         (5, print, "instances must be an iterable"),
         ("0", print, "instances must be an iterable"),
-        ([2**70], print, f"instance index {2**70} is out of range"),
+        ([2**70], print, f"participant {2**70} out of range"),
         ({0}, "print", "func must be callable, got 'print'"),
     ],
 )

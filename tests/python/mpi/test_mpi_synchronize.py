@@ -1,5 +1,6 @@
 """registerCommunicator and synchronize under mpirun: scopes, subsets, ids, errors, timeouts, GIL."""
 
+import math
 import os
 import tempfile
 import time
@@ -99,3 +100,20 @@ def test_blocking_synchronize_releases_the_gil():
     ticks = run_while_ticking(popdist.synchronize)
     if RANK != 0:
         assert ticks >= 10, "the ticker thread did not run while synchronize() waited"
+
+
+def test_errors_name_the_python_call_and_infinity_means_no_limit():
+    # The same rule and wording as a single uninitialized process (tests/python/test_arguments.py).
+    with pytest.raises(popdist.UsageError, match=rf"^registerCommunicator: participant {SIZE} out of range: valid "
+                                                 rf"instance indices are 0\.\.{SIZE - 1} \({SIZE} instances?\)$"):
+        popdist.registerCommunicator([0, SIZE])
+    with pytest.raises(popdist.UsageError, match=r"^synchronize\(participants=\.\.\.\): duplicate participant 0"):
+        popdist.synchronize(participants=[0, 0])
+    with pytest.raises(popdist.UsageError, match=r"^synchronize: timeout=0 seconds is ambiguous"):
+        popdist.synchronize(timeout=0)
+    if SIZE > 1:  # a runtime error, renamed at the binding: the Python name, not register_communicator
+        popdist.registerCommunicator({0}, "named-twice")
+        with pytest.raises(popdist.UsageError, match=r"^registerCommunicator: communicator id 'named-twice' already names"):
+            popdist.registerCommunicator(range(SIZE), "named-twice")
+    popdist.synchronize(participants=range(SIZE), timeout=math.inf)
+    popdist.synchronize(timeout=math.inf)
