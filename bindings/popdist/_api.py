@@ -264,7 +264,7 @@ def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=N
     unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
     bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
     """
-    # The hot path (benchmarked against mpi4py's Barrier(), issue 6): no arguments, or an id only,
+    # The hot path (benchmarked against mpi4py's Barrier()): no arguments, or an id only,
     # need no checks beyond these identity tests and go straight to a dedicated binding.
     if participants is _NO_PARTICIPANTS and timeout is None:
         if communicator_id is _NO_ID:

@@ -1,6 +1,6 @@
 #pragma once
 // popdist._core.FastPathFunction: a callable that skips the Python frame of its wrapped function
-// when it is called without arguments (issue 6: `popdist.synchronize()` against mpi4py's
+// when it is called without arguments (`popdist.synchronize()` is measured against mpi4py's
 // `Barrier()`, where a Python-level wrapper alone costs about half of a one-rank Barrier()).
 
 #include <pybind11/pybind11.h>
