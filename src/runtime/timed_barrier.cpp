@@ -31,7 +31,7 @@
 // The set is then abandoned on one side only; the survivor finds the GAVE_UP at its next timed
 // synchronize over the set (an untimed synchronize does not look, to stay a plain MPI_Barrier).
 //
-// Why it is shaped for speed (issue 6: a timed synchronize within 1.5x an untimed one): the same
+// Why it is shaped for speed (the target: a timed synchronize within 1.5x an untimed one): the same
 // exchange written bare costs about one MPI_Barrier, and what made popdist's 4x slower was
 // around it: an MPI_Improbe for GAVE_UP in every poll iteration (each one a full MPI progress
 // pass), an explicit yield per iteration, and heap allocations per call. So the GAVE_UP receive

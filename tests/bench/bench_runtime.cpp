@@ -117,7 +117,7 @@ Comparison cached_registration(const popdist::InstanceSet& all) {
 Comparison execute_on_instances(const popdist::InstanceSet& all) {
   MPI_Comm native = popdist::native_communicator("", all);
   // The raw shapes: popdist's own (the call, then one allreduce of a failure flag so that every
-  // member learns whether any failed; no entry barrier), and the barrier-call-barrier.
+  // member learns whether any failed; no entry barrier), and the reference shape barrier-call-barrier.
   auto body = [] {};
   return {"execute",
           MPI_COMM_WORLD,

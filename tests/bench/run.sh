@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the whole benchmark suite (issue 6) and prints one table of figures, ratios and
+# Builds and runs the whole benchmark suite and prints one table of figures, ratios and
 # targets. Takes a few minutes; needs nothing beyond the project's own dependencies (PyTorch is
 # optional: its row is skipped with a note when it is absent).
 #

@@ -64,8 +64,8 @@ popdist_all_test(all.bad_environment_on_one_instance RANKS 2 STATUS 3 NO_STDOUT
 # --- several hosts: the testbed's fake hosts (each its own UTS namespace and hostname). The
 # agent scrubs the environment like ssh, so the MPI settings go as --mca (forwarded to the
 # remote daemons and ranks) instead of OMPI_MCA_* variables.
-set(testbed ${PROJECT_SOURCE_DIR}/../shared/testbed)
-if(EXISTS ${testbed}/fake_rsh.sh)
+set(testbed ${POPDIST_TESTBED})
+if(POPDIST_FAKE_HOSTS)
   # --noprefix: mpirun called by its absolute path implies --prefix, which prepends
   # "PATH=...; export PATH;" to the remote command, and the agent execs that command as is.
   set(fake_hosts_mpirun ${mpirun} --noprefix --mca plm_rsh_agent ${testbed}/fake_rsh.sh --mca btl_tcp_if_include lo
@@ -98,7 +98,7 @@ if(EXISTS ${testbed}/fake_rsh.sh)
 else()
   foreach(name all.fake_hosts_2_2 all.fake_hosts_3_1 all.fake_hosts_table)
     add_test(NAME cli.${name}
-             COMMAND ${CMAKE_COMMAND} -E echo "SKIP: the testbed's fake_rsh.sh is missing (looked in ${testbed})")
+             COMMAND ${CMAKE_COMMAND} -E echo "SKIP: fake hosts: ${POPDIST_FAKE_HOSTS_MISSING}")
     set_tests_properties(cli.${name} PROPERTIES LABELS "cli;mpi" SKIP_REGULAR_EXPRESSION "SKIP:")
   endforeach()
 endif()

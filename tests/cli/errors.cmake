@@ -40,7 +40,7 @@ popdist_cli_test(usage.env_file_bad_name STATUS 2 NO_STDOUT STDERR "malformed_ba
 popdist_cli_test(usage.env_file_without_value STATUS 2 NO_STDOUT STDERR "env-file"
                  COMMAND ${popdist} topology --env-file)
 popdist_cli_test(usage.all_with_env_file STATUS 2 NO_STDOUT STDERR "--all" "--env-file"
-                 COMMAND ${popdist} topology --all --env-file ${envs}/ompi.rank0.env)
+                 COMMAND ${popdist} topology --all --env-file ${captured}/ompi.rank0.env)
 popdist_cli_test(usage.unknown_option STATUS 2 NO_STDOUT STDERR "--bogus"
                  COMMAND ${popdist} topology --bogus)
 popdist_cli_test(usage.stray_argument STATUS 2 NO_STDOUT STDERR "extra"

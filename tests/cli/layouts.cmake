@@ -123,7 +123,7 @@ popdist_layout_test(ompi_ipus.rank3.env
 
 # --env-file - reads standard input.
 popdist_cli_test(layout.from_standard_input
-  STDIN ${envs}/srun_N2n4.rank3.env
+  STDIN ${captured}/srun_N2n4.rank3.env
   EXPECT launcher=slurm instance_index=3 host_index=1
   COMMAND ${popdist} topology --json --env-file -)
 # Only the file's variables count: the live environment's launcher must not leak in.

@@ -21,12 +21,12 @@ popdist_cli_test(table.slurm_with_host_index
          "^\\| instances +\\| +instance 3 \\(local 0 of 1\\) +\\|$"
          "^host_index +1 +SLURM_NODEID$"
          "^num_instances +4 +SLURM_STEP_NUM_TASKS$"
-  COMMAND ${popdist} topology --env-file ${envs}/srun_N2n4.rank3.env)
+  COMMAND ${popdist} topology --env-file ${captured}/srun_N2n4.rank3.env)
 
 popdist_cli_test(table.warnings_listed
   STDOUT "^Warnings:$"
          "^  - slurm rank 0 of 2 .*disagrees with openmpi instance 2 of 4"
-  COMMAND ${popdist} topology --env-file ${envs}/salloc_mpirun.rank2.env)
+  COMMAND ${popdist} topology --env-file ${captured}/salloc_mpirun.rank2.env)
 
 popdist_cli_test(table.singleton_defaults
   STDOUT "^Instance 0 of 1 \\(launcher singleton\\): replica 0 of 1, 1 device per replica, device id 0$"

@@ -71,6 +71,20 @@ def device_id(local_replicas, total_replicas, ipus_per_replica, offset):
     return group_id + offset * ipus_per_replica // size
 
 
+def skip(reason):
+    print(f"SKIP: {reason}")
+    sys.exit(77)
+
+
+def fake_hosts_agent(testbed):
+    """The testbed's fake-host agent, or a skip naming what the machine lacks: each fake host is
+    a UTS namespace with its own hostname, which needs root or CAP_SYS_ADMIN."""
+    probe = subprocess.run(["unshare", "--uts", "true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        skip(f"this machine cannot create UTS namespaces for fake hosts (`unshare --uts`): {probe.stderr.strip()}")
+    return os.path.join(testbed, "fake_rsh.sh")
+
+
 def mpi_test_environment(popdist_dir, keep_pml=False):
     """The environment for a launcher under test: loopback only, yield when idle; NOT Open MPI's
     root permission or pml settings, which `popdist run` must supply itself."""

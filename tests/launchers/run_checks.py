@@ -11,7 +11,8 @@ import sys
 import tempfile
 import time
 
-from launcher_common import (REPORT, CheckFailed, check, check_views, describe, main, mpi_test_environment, run)
+from launcher_common import (REPORT, CheckFailed, check, check_views, describe, fake_hosts_agent, main,
+                             mpi_test_environment, run)
 
 
 
@@ -27,10 +28,7 @@ def single_host(popdist, instances):
 
 
 def fake_hosts(popdist, testbed):
-    if not os.path.exists(os.path.join(testbed, "fake_rsh.sh")):
-        print(f"SKIP: the testbed {testbed} (fake_rsh.sh) is absent")
-        sys.exit(77)
-    agent = f"--mca plm_rsh_agent {os.path.join(testbed, 'fake_rsh.sh')}"
+    agent = f"--mca plm_rsh_agent {fake_hosts_agent(testbed)}"
     env = popdist_env(popdist)
     with tempfile.TemporaryDirectory() as tmp:
         env["TMPDIR"] = tmp  # fake hosts' session directories go away with the test

@@ -10,17 +10,12 @@ import shutil
 import sys
 import tempfile
 
-from launcher_common import (REPORT, check, check_views, describe, device_id, json_after_header, main,
-                             mpi_test_environment, run)
+from launcher_common import (REPORT, check, check_views, describe, device_id, fake_hosts_agent, json_after_header,
+                             main, mpi_test_environment, run, skip)
 
 HYDRA = "/usr/bin/mpiexec.hydra"
 SRUN_LABEL = re.compile(r"^\s*(\d+): ?(.*)$")
 HYDRA_LABEL = re.compile(r"^\[(\d+)\] ?(.*)$")
-
-
-def skip(reason):
-    print(f"SKIP: {reason}")
-    sys.exit(77)
 
 
 def per_task(text, label):
@@ -60,8 +55,6 @@ def check_layout_views(views, hosts_of, layout, launcher, local_replicas=1, ipus
 # ---------------------------------------------------------------- Slurm
 
 def slurm_environment(popdist, testbed):
-    if not os.path.isdir(os.path.join(testbed, "slurm")):
-        skip(f"the Slurm testbed {testbed}/slurm is absent")
     if not shutil.which("srun") or not os.path.exists("/usr/sbin/slurmctld"):
         skip("Slurm (srun, slurmctld) is not installed: apt-get install slurm-wlm munge (.ci/install-deps)")
     env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
@@ -192,9 +185,7 @@ def hydra_single_host(popdist, testbed):
 
 def hydra_fake_hosts(popdist, testbed):
     env = hydra_environment(popdist)
-    agent = os.path.join(testbed, "fake_rsh.sh")
-    if not os.path.exists(agent):
-        skip(f"the testbed {testbed} (fake_rsh.sh) is absent")
+    agent = fake_hosts_agent(testbed)
     with tempfile.TemporaryDirectory() as tmp:
         env["TMPDIR"] = tmp  # the fake hosts' directories go away with the test
         views, hosts_of = hydra_views([HYDRA, "-launcher", "ssh", "-launcher-exec", agent, "-hosts",

@@ -43,6 +43,8 @@ def skip(reason):
 
 def require_testbed(testbed):
     """Skips (77) unless the testbed scripts, `ip netns`, `unshare` and mpirun are usable."""
+    if os.geteuid() != 0:
+        skip("not root: creating network namespaces (`ip netns add`) needs root")
     for script in ("netns_setup.sh", "netns_rsh.sh", "on_host.sh"):
         if not os.access(os.path.join(testbed, script), os.X_OK):
             skip(f"the network-namespace testbed script {testbed}/{script} is absent or not executable")

@@ -4,22 +4,27 @@
 #      and tests/python/launch/ (jobs started with mpirun: examples, popdist-first, abort hook);
 #   2. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4.
 #
-# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR]
+# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|mpi:N]
 #   (default)          test the installed package (`pip install .` done beforehand)
 #   --install          run `pip install .` first
 #   --build-tree DIR   test a CMake build tree configured with -DPOPDIST_BUILD_PYTHON=ON instead
 #                      (PYTHONPATH=DIR/bindings, the CLI from DIR/tools)
+#   --suite S          one suite only: `single` (1.) or `mpi:N` (2. at N ranks); CTest runs each
+#                      as its own test (Python.single, Python.mpi.Nranks). Exit 77 when popdist
+#                      is not importable, so that CTest reports a skip naming the cause.
 # Environment: PYTHON (default python3), PYTEST_ARGS (extra pytest arguments).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 python=${PYTHON:-python3}
 install=0
 build_tree=""
+suite=all
 while (($#)); do
   case "$1" in
     --install) install=1 ;;
     --build-tree) build_tree=$(cd "$2" && pwd); shift ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    --suite) suite=$2; shift ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -30,19 +35,22 @@ if ((install)); then
 fi
 if [[ -n "$build_tree" ]]; then
   export PYTHONPATH="$build_tree/bindings${PYTHONPATH:+:$PYTHONPATH}"
-  [[ -x "$build_tree/tools/popdist" ]] && export POPDIST_CLI="$build_tree/tools/popdist"
+  [[ -x "$build_tree/tools/popdist" ]] && export POPDIST_CLI="$build_tree/tools/popdist" PATH="$build_tree/tools:$PATH"
 else
   # The command `pip install .` put beside this interpreter's scripts: pyenv's shims only learn
   # of a new script on `pyenv rehash`, so PATH alone may not find it on a fresh machine.
   scripts=$("$python" -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
-  [[ -x "$scripts/popdist" ]] && export POPDIST_CLI="$scripts/popdist"
+  # On PATH too: tests that clear POPDIST_* variables still find it there (a venv's bin is not
+  # on PATH unless activated).
+  [[ -x "$scripts/popdist" ]] && export POPDIST_CLI="$scripts/popdist" PATH="$scripts:$PATH"
 fi
 # Run from outside the source tree so that `import popdist` means the package under test.
 cd "$(mktemp -d)"
 trap 'rm -rf "$PWD"' EXIT
 if ! "$python" -c "import popdist" 2>/dev/null; then
-  echo "run.sh: cannot import popdist; run 'pip install .' (or pass --install / --build-tree DIR)" >&2
-  exit 1
+  echo "SKIP: $python cannot import popdist; run '$python -m pip install .' (or pass --install / --build-tree DIR)" >&2
+  [[ $suite == all ]] && exit 1
+  exit 77
 fi
 
 export PYTHONPATH=${PYTHONPATH:-}  # forwarded to every rank with -x
@@ -53,14 +61,21 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 
 pytest=("$python" -m pytest -c "$root/pyproject.toml" --rootdir "$root" -p no:cacheprovider --color=no ${PYTEST_ARGS:-})
 
-echo "== popdist Python: single-process and mpirun-launched suites"
-"${pytest[@]}" "$root/tests/python"
-
-for ranks in 2 3 4; do
-  echo "== popdist Python: multi-rank suite at $ranks ranks"
+single_suite() {
+  echo "== popdist Python: single-process and mpirun-launched suites"
+  "${pytest[@]}" "$root/tests/python"
+}
+mpi_suite() {
+  echo "== popdist Python: multi-rank suite at $1 ranks"
   # --capture=sys keeps fd 2 real, so a failing rank's report and the watchdog's stack dumps show;
   # the outer timeout is the last line of defence against a hang.
-  timeout 300 mpirun -np "$ranks" --oversubscribe --bind-to none -x PYTHONPATH \
+  timeout 300 mpirun -np "$1" --oversubscribe --bind-to none -x PYTHONPATH \
     "${pytest[@]:0:1}" -m mpi4py "${pytest[@]:1}" --capture=sys "$root/tests/python/mpi"
-done
-echo "== popdist Python: all suites passed"
+}
+case "$suite" in
+  all) single_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
+       echo "== popdist Python: all suites passed" ;;
+  single) single_suite ;;
+  mpi:[1-9]) mpi_suite "${suite#mpi:}" ;;
+  *) echo "run.sh: --suite '$suite' is neither 'single' nor 'mpi:N' with N in 1-9" >&2; exit 2 ;;
+esac

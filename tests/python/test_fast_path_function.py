@@ -1,5 +1,5 @@
 """popdist._core.FastPathFunction, which makes popdist.synchronize() without arguments skip its
-Python frame (issue 6): the dispatch, and that the result still looks like the function it wraps."""
+Python frame (its cost is measurable against mpi4py's Barrier()): the dispatch, and that the result still looks like the function it wraps."""
 
 import inspect
 import pickle
