@@ -42,6 +42,9 @@ if mode == "failure":
 
 popdist.torch.init_process_group()
 rank, world = dist.get_rank(), dist.get_world_size()
+# Where this instance reached the rendezvous store (None under torchrun and in a world of one).
+store = popdist.torch._store
+report["store_address"] = store.host if isinstance(store, dist.TCPStore) else None
 report.update(rank=rank, world_size=world, backend=str(dist.get_backend()), device=str(popdist.torch.device()))
 value = torch.tensor([float(rank + 1)])
 dist.all_reduce(value)
