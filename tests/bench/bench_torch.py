@@ -25,7 +25,7 @@ import sysconfig
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-PYTHON = os.path.realpath(sys.executable)  # never a pyenv shim (a shell script)
+PYTHON = sys.executable  # this interpreter (never a pyenv shim, which is a shell script)
 MPI_ENVIRONMENT = {"OMPI_MCA_mpi_yield_when_idle": "1", "OMPI_MCA_btl_tcp_if_include": "lo",
                    "OMPI_MCA_oob_tcp_if_include": "lo", "OMP_NUM_THREADS": "1"}
 
@@ -69,10 +69,13 @@ def main():
             key, argv = contenders[(j + r) % len(contenders)]
             samples[key].append(timed(argv, env)[0])
     first = {key: statistics.median(values) for key, values in samples.items()}
+    print(f"time to first all_reduce, medians of {args.rounds}: {first}", flush=True)
 
     _, out = timed([cli, "run", "--num-instances", "2", "--", PYTHON, os.path.join(HERE, "torch_epoch.py"),
                     str(args.rounds)], env)
-    epoch = json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+    # `popdist run` tags each line with the instance ("[1,0]<stdout>:"): the JSON follows the tag.
+    lines = [line.split(">:", 1)[-1] for line in out.splitlines()]
+    epoch = json.loads([line for line in lines if line.startswith("{")][-1])
     load_after = os.getloadavg()
 
     results = {
