@@ -23,7 +23,9 @@ def test_popdist_run(tmp_path, instances):
     check_job(found, instances)
 
 
-@pytest.mark.parametrize("instances", [1, 2, 3])
+# One instance under mpirun is the same world of one as under `popdist run` (no rendezvous, no MPI
+# collective): 2 and 3 are the cases that differ.
+@pytest.mark.parametrize("instances", [2, 3])
 def test_mpirun(tmp_path, instances):
     result = run(mpirun_argv(instances, *python("ddp_checks.py", tmp_path)))
     found = reports(tmp_path, result, instances)
