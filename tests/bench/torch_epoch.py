@@ -1,7 +1,8 @@
 """One instance of the 'DDP epoch' benchmark: the same DDP epoch over a synthetic data set read
 through popdist.torch.DistributedSampler and through torch's own DistributedSampler, alternating
-(one epoch of each per round, who goes first rotating), timed on the slowest instance. Instance 0
-prints one JSON line: the median epoch time of each. Run under a launcher with 2 instances.
+(one epoch of each per round, who goes first rotating: use an even number of rounds), timed on
+the slowest instance. Instance 0 prints one JSON line: the median epoch time of each. Run
+under a launcher with 2 instances.
 
     torch_epoch.py [rounds]"""
 
@@ -17,11 +18,11 @@ from torch.utils.data.distributed import DistributedSampler as TorchSampler
 
 import popdist.torch
 
-rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 popdist.torch.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 generator = torch.Generator().manual_seed(0)
-data = TensorDataset(torch.randn(4096, 32, generator=generator), torch.randn(4096, 1, generator=generator))
+data = TensorDataset(torch.randn(16384, 32, generator=generator), torch.randn(16384, 1, generator=generator))
 torch.manual_seed(0)
 model = torch.nn.parallel.DistributedDataParallel(torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(),
                                                                       torch.nn.Linear(64, 1)))
