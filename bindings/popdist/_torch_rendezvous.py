@@ -44,9 +44,8 @@ def agree(world, rendezvous_seconds):
     ``env://`` rendezvous on the same address and port in this process joins it instead of failing
     on a taken port). Several instances need popdist.init(); ``rendezvous_seconds`` bounds each step."""
     step = datetime.timedelta(seconds=rendezvous_seconds)
-    port = _requested_port()
     if world == 1:
-        master, offer = _start_master(world, port, step)
+        master, offer = _start_master(world, step)
         if not offer["ok"]:
             raise RendezvousError(offer["error"])
         return master, offer["candidates"][0], offer["port"]
@@ -55,7 +54,9 @@ def agree(world, rendezvous_seconds):
     rank = _api.getInstanceIndex()
     master = None
     if rank == 0:
-        master, offer = _start_master(world, port, step)
+        # Only instance 0 reads MASTER_ADDR/MASTER_PORT: whatever goes wrong there reaches the
+        # others through the broadcast instead of leaving them waiting in it.
+        master, offer = _start_master(world, step)
         message = json.dumps(offer).encode()
     else:
         message = b""
@@ -94,8 +95,12 @@ def _requested_port():
     return int(text)
 
 
-def _start_master(world, port, step):
+def _start_master(world, step):
     """Instance 0: the TCPStore server and the offer for the others, or the error for everyone."""
+    try:
+        port = _requested_port()
+    except RendezvousError as error:
+        return None, {"ok": False, "error": str(error)}
     user_address = os.environ.get("MASTER_ADDR") or None
     if user_address is not None:
         candidates = [user_address]
