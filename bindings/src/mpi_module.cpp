@@ -18,6 +18,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "collectives.hpp"
 #include "errors.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
@@ -244,6 +245,7 @@ PyMethodDef hot_functions[] = {
 PYBIND11_MODULE(_mpi, m) {
   m.doc() = "popdist's MPI layer: init/finalize, communicators, synchronize, execute_on_instances.";
   popdist::python::register_exception_translator();
+  popdist::python::register_collectives(m);  // broadcast_bytes, allgather_bytes (collectives.cpp)
 
   m.def(
       "init",

@@ -1,0 +1,212 @@
+"""PyTorch helpers: ``import popdist.torch``.
+
+    popdist.torch.init_process_group()          # torch.distributed's default group: rank = instance
+    model = DDP(model.to(popdist.torch.device()))
+    loader = popdist.torch.DataLoader(dataset, batch_size=32, shuffle=True)   # my shard, agreed seed
+    for epoch in range(epochs):
+        loader.set_epoch(epoch)
+
+Importing this module needs PyTorch; without it the import raises ImportError naming ``torch``.
+``import popdist`` alone never imports torch.
+
+The rendezvous: under torchrun, its own variables (``env://``) as they are. Under every other
+launcher popdist reads, popdist's MPI runtime agrees it: instance 0 starts torch's TCPStore server
+(on ``MASTER_PORT`` when set, else a free port) and offers addresses -- ``MASTER_ADDR`` when set,
+127.0.0.1 when every instance is on its host, else its interfaces' IPv4 addresses, loopback
+first -- and every instance probes them (a TCP connect, then a random token instance 0 put in
+the store, so that a peer's own loopback is never taken for instance 0). The first address every
+instance reaches wins. Any failure (port taken, address unreachable) is agreed through MPI too, so
+every instance raises the same :class:`RendezvousError` naming the address and port, within the
+timeout. A single unlaunched process is a world of one and needs no MPI.
+"""
+
+try:
+    import torch as _torch
+    import torch.distributed as _dist
+    import torch.utils.data as _data
+    from torch.utils.data.distributed import DistributedSampler as _TorchDistributedSampler
+except ImportError as _error:
+    raise ImportError(
+        f"popdist.torch needs PyTorch: the 'torch' package is not importable ({_error}); "
+        "install it with `pip install torch`",
+        name="torch",
+    ) from _error
+
+import datetime as _datetime
+import json as _json
+import os as _os
+import secrets as _secrets
+
+from . import _api, _torch_rendezvous as _rendezvous
+from .errors import UsageError
+
+__all__ = ["DataLoader", "DistributedSampler", "RendezvousError", "device", "init_process_group", "rendezvous"]
+
+RendezvousError = _rendezvous.RendezvousError
+
+#: Seconds the rendezvous (store start, probes, connection) may take at most, whatever the
+#: process group's own timeout: a rendezvous that cannot complete fails this fast.
+RENDEZVOUS_TIMEOUT = 60.0
+
+_store = None  # the TCPStore behind the default group: instance 0's holds the server, keep it alive
+
+
+def _as_timedelta(timeout, name="timeout"):
+    if timeout is None or isinstance(timeout, _datetime.timedelta):
+        return timeout
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
+        raise UsageError(f"{name}={timeout!r}: expected a positive number of seconds or a datetime.timedelta")
+    return _datetime.timedelta(seconds=timeout)
+
+
+def _under_torchrun():
+    return "TORCHELASTIC_RUN_ID" in _os.environ or _api.topology().launcher == "torchrun"
+
+
+def _default_backend():
+    return "nccl" if _torch.cuda.is_available() else "gloo"
+
+
+def rendezvous(timeout=None):
+    """``(store, rank, world_size)`` for this job without creating a process group: a TCPStore
+    agreed as described in the module's docstring (a HashStore in a world of one). Under torchrun
+    use ``env://`` instead (this raises UsageError there)."""
+    if _under_torchrun():
+        raise UsageError("popdist.torch.rendezvous(): under torchrun use its env:// rendezvous "
+                         "(popdist.torch.init_process_group() does)")
+    timeout = _as_timedelta(timeout) or _datetime.timedelta(minutes=30)
+    rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+    if world == 1:
+        return _dist.HashStore(), 0, 1
+    if not _api.isBackendInitialized():
+        _api.init()
+    store = _rendezvous.agree_store(world, timeout, min(timeout.total_seconds(), RENDEZVOUS_TIMEOUT))
+    return store, rank, world
+
+
+def init_process_group(backend=None, timeout=None, **kwargs):
+    """Creates torch.distributed's default process group from popdist's context: rank = instance
+    index, world size = number of instances. ``backend=None``: "nccl" when CUDA is available, else
+    "gloo". ``timeout`` (seconds or a timedelta; None: torch's default) is the group's; the
+    rendezvous itself is bounded by min(timeout, RENDEZVOUS_TIMEOUT). Other keyword arguments go to
+    ``torch.distributed.init_process_group``. Returns the default group.
+
+    Raises :class:`RendezvousError` (on every instance, naming address and port) when the
+    rendezvous cannot complete, UsageError when a default group exists with another rank or size.
+    """
+    global _store
+    for name in ("rank", "world_size", "store", "init_method"):
+        if name in kwargs:
+            raise UsageError(f"popdist.torch.init_process_group(): {name}={kwargs[name]!r} is decided by popdist "
+                             "(rank = instance index, world size = number of instances); do not pass it")
+    timeout = _as_timedelta(timeout)
+    backend = backend or _default_backend()
+    rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+    if _dist.is_initialized():
+        if (_dist.get_rank(), _dist.get_world_size()) != (rank, world):
+            raise UsageError(f"popdist.torch.init_process_group(): torch.distributed is already initialized as rank "
+                             f"{_dist.get_rank()} of {_dist.get_world_size()}, but popdist says this is instance "
+                             f"{rank} of {world}")
+        return _dist.group.WORLD
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    if _under_torchrun():
+        # torchrun's agent already rendezvoused: its MASTER_ADDR/PORT, RANK and WORLD_SIZE as they are.
+        _dist.init_process_group(backend, init_method="env://", **kwargs)
+    else:
+        _store, rank, world = rendezvous(timeout)
+        _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
+    return _dist.group.WORLD
+
+
+def device():
+    """This instance's ``torch.device``: ``cuda:<its first local device ordinal>`` (the ordinals of
+    ``popdist.getLocalDeviceOrdinals()``) when CUDA is available, else cpu."""
+    if not _torch.cuda.is_available():
+        return _torch.device("cpu")
+    ordinals = _api.getLocalDeviceOrdinals()
+    available = _torch.cuda.device_count()
+    if max(ordinals) >= available:
+        raise UsageError(f"popdist.torch.device(): this instance owns local device ordinals {list(ordinals)} "
+                         f"(local instance {_api.getLocalInstanceIndex()} x {len(ordinals)} devices), but "
+                         f"torch.cuda.device_count() is {available}")
+    return _torch.device("cuda", ordinals[0])
+
+
+# --- agreement between instances (seeds, data set lengths) ----------------------------------------
+
+
+def _allgather_json(value):
+    """Every instance's value (JSON-able), in instance order: through popdist's MPI (initialized
+    if needed) unless this is torchrun, which has no MPI job: then through torch.distributed."""
+    if _api.getNumInstances() == 1:
+        return [value]
+    if _under_torchrun():
+        if not _dist.is_initialized():
+            raise UsageError("popdist.torch: under torchrun, call popdist.torch.init_process_group() before creating "
+                             "a DistributedSampler or DataLoader (the instances agree on the seed through it)")
+        gathered = [None] * _dist.get_world_size()
+        _dist.all_gather_object(gathered, value)
+        return gathered
+    if not _api.isBackendInitialized():
+        _api.init()
+    return [_json.loads(piece) for piece in _api._backend().allgather_bytes(_json.dumps(value).encode())]
+
+
+class DistributedSampler(_TorchDistributedSampler):
+    """torch's DistributedSampler over popdist's instances (rank = instance index, replicas =
+    number of instances), with the seed agreed by every instance.
+
+    Each instance reads a different subset; together they cover the data set once per epoch.
+    Without ``drop_last`` the index list is padded by repeating its start until it divides evenly
+    (a few samples are read twice per epoch); with ``drop_last`` the tail is dropped instead.
+    Either way every instance yields the same number of samples. ``set_epoch(e)`` reshuffles,
+    identically everywhere. ``seed=None``: instance 0 draws a seed and every instance uses it; an
+    explicit seed must be the same everywhere, or every instance raises UsageError naming the
+    instances and their seeds (one collective at construction, so the job stays usable).
+    """
+
+    def __init__(self, dataset, shuffle=True, seed=None, drop_last=False):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
+            raise UsageError(f"popdist.torch.DistributedSampler: seed={seed!r}: expected None or an integer in [0, 2**63)")
+        rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+        length = len(dataset)
+        # One collective agrees on everything: the seed (instance 0's draw, or everyone's own), and
+        # the data set's length (different lengths would give different shards and batch counts).
+        draw = _secrets.randbelow(2**31) if seed is None and rank == 0 else None
+        gathered = _allgather_json({"seed": seed, "draw": draw, "length": length})
+        _check_agreement(gathered, seed)
+        agreed = gathered[0]["draw"] if seed is None else seed
+        super().__init__(dataset, num_replicas=world, rank=rank, shuffle=shuffle, seed=agreed, drop_last=drop_last)
+
+
+def _check_agreement(gathered, seed):
+    explicit = [g["seed"] for g in gathered]
+    if len(set(explicit)) > 1:
+        listing = ", ".join(f"instance {i}: seed={s!r}" for i, s in enumerate(explicit))
+        raise UsageError(f"popdist.torch.DistributedSampler: the instances passed different seeds ({listing}); pass "
+                         "the same seed everywhere, or seed=None to let instance 0 choose one for all")
+    lengths = [g["length"] for g in gathered]
+    if len(set(lengths)) > 1:
+        listing = ", ".join(f"instance {i}: {n}" for i, n in enumerate(lengths))
+        raise UsageError(f"popdist.torch.DistributedSampler: the data set has a different length on different "
+                         f"instances ({listing}); every instance must see the same data set")
+
+
+class DataLoader(_data.DataLoader):
+    """torch's DataLoader reading this instance's shard through :class:`DistributedSampler`
+    (reachable as ``.sampler``). ``drop_last`` applies to both: the sampler drops the tail that does
+    not divide among the instances, the loader an incomplete last batch. ``set_epoch(e)`` forwards
+    to the sampler. Other keyword arguments go to torch's DataLoader (not ``sampler``)."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=False, seed=None, drop_last=False, **kwargs):
+        if "sampler" in kwargs or "batch_sampler" in kwargs:
+            raise UsageError("popdist.torch.DataLoader: the sampler is popdist's DistributedSampler; "
+                             "use torch.utils.data.DataLoader for a sampler of your own")
+        sampler = DistributedSampler(dataset, shuffle=shuffle, seed=seed, drop_last=drop_last)
+        super().__init__(dataset, batch_size=batch_size, sampler=sampler, drop_last=drop_last, **kwargs)
+
+    def set_epoch(self, epoch):
+        """Reshuffles for ``epoch`` (the same order on every instance)."""
+        self.sampler.set_epoch(epoch)
+

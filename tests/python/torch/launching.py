@@ -1,0 +1,102 @@
+"""Starting the popdist.torch check scripts under real launchers from one pytest process, and reading
+the per-instance reports they write (instance<N>.json). Every job runs under a timeout in its own
+session, so a hang fails the test and leaves no process behind."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+SCRIPTS = Path(__file__).resolve().parent / "scripts"
+MPIRUN = shutil.which("mpirun")
+
+# Open MPI as every test here needs it (as cmake/PopdistTesting.cmake's popdist_mpi_environment()).
+MPI_ENVIRONMENT = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_mpi_yield_when_idle": "1",
+    "OMPI_MCA_btl_tcp_if_include": "lo",
+    "OMPI_MCA_oob_tcp_if_include": "lo",
+    "OMPI_MCA_pml": "^cm",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}
+# Launcher identities and a user's rendezvous variables: the test decides them.
+FOREIGN_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_")
+FOREIGN_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT")
+
+
+def popdist_cli():
+    """The `popdist` command of the package under test (tests/python/run.sh exports POPDIST_CLI)."""
+    candidate = os.environ.get("POPDIST_CLI")
+    if candidate:
+        return candidate
+    beside = Path(sysconfig.get_path("scripts")) / "popdist"
+    return str(beside) if beside.exists() else shutil.which("popdist")
+
+
+def fake_host_testbed():
+    """The fake-host testbed: POPDIST_TESTBED, else tests/testbed, else ../shared/testbed."""
+    for candidate in (os.environ.get("POPDIST_TESTBED"), ROOT / "tests" / "testbed", ROOT.parent / "shared" / "testbed"):
+        if candidate and (Path(candidate) / "fake_rsh.sh").exists():
+            return Path(candidate)
+    return None
+
+
+def environment(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(FOREIGN_PREFIXES) and k not in FOREIGN_NAMES}
+    env.update(MPI_ENVIRONMENT)
+    env.setdefault("PYTHONPATH", "")
+    env.setdefault("OMP_NUM_THREADS", "1")  # 2 cores for every instance: no thread pools fighting
+    env.update(extra)
+    return env
+
+
+def run(argv, timeout=150, **extra_env):
+    """Runs a job; kills its whole session on timeout and fails the test."""
+    process = subprocess.Popen([str(a) for a in argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=environment(**extra_env), start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        pytest.fail(f"timed out after {timeout} s: {argv}\n--- stdout\n{out}\n--- stderr\n{err}")
+    return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+
+def mpirun_argv(instances, *command, extra=()):
+    if MPIRUN is None:
+        pytest.skip("mpirun (Open MPI) is not on PATH")
+    # "mpirun" by name: Open MPI treats an absolute path as --prefix, which the fake hosts' shell
+    # command cannot take.
+    return ["mpirun", "-np", str(instances), "--oversubscribe", "--bind-to", "none", "-x", "PYTHONPATH", "-x",
+            "OMP_NUM_THREADS", *extra, *command]
+
+
+def popdist_run_argv(instances, *command):
+    cli = popdist_cli()
+    if cli is None:
+        pytest.skip("the popdist command is not installed (pip install .)")
+    return [cli, "run", "--num-instances", str(instances), "--", *command]
+
+
+def python(script, *args):
+    return [sys.executable, str(SCRIPTS / script), *map(str, args)]
+
+
+def reports(out_dir, result, instances):
+    """{instance: report}; fails with the job's output when an instance wrote none."""
+    found = {}
+    for path in Path(out_dir).glob("instance*.json"):
+        found[int(path.stem[len("instance"):])] = json.loads(path.read_text())
+    assert sorted(found) == list(range(instances)), (
+        f"instances that reported: {sorted(found)}, expected 0..{instances - 1}; exit {result.returncode}\n"
+        f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}")
+    return found

@@ -1,0 +1,59 @@
+"""One instance of the popdist.lightning checks under a launcher: a Trainer whose devices x
+num_nodes disagree with the job must fail (naming both), then a tiny DDP fit with
+PopdistEnvironment and trainer_kwargs(). Writes <out_dir>/instance<rank>.json; the checkpoints go
+to <out_dir>/run (the driver counts them)."""
+
+import json
+import os
+import sys
+
+import lightning
+import torch
+
+import popdist
+import popdist.lightning
+import popdist.torch
+
+out_dir = sys.argv[1]
+report = {"instance_index": popdist.getInstanceIndex(), "trainer_kwargs": popdist.lightning.trainer_kwargs()}
+
+
+class Tiny(lightning.LightningModule):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(popdist.getInstanceIndex())  # different initial weights: DDP broadcasts instance 0's
+        self.layer = torch.nn.Linear(4, 1)
+
+    def training_step(self, batch, batch_index):
+        x, y = batch
+        return torch.nn.functional.mse_loss(self.layer(x), y)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), lr=0.1)
+
+
+def trainer(**kwargs):
+    return lightning.Trainer(accelerator="cpu", strategy="ddp", plugins=[popdist.lightning.PopdistEnvironment()],
+                             max_epochs=2, default_root_dir=os.path.join(out_dir, "run"), logger=False,
+                             enable_progress_bar=False, enable_model_summary=False, **kwargs)
+
+
+data = torch.utils.data.TensorDataset(torch.randn(32, 4, generator=torch.Generator().manual_seed(1)),
+                                      torch.randn(32, 1, generator=torch.Generator().manual_seed(2)))
+loader = popdist.torch.DataLoader(data, batch_size=4, shuffle=True)
+
+wrong = dict(report["trainer_kwargs"], devices=report["trainer_kwargs"]["devices"] + 1)
+try:
+    trainer(**wrong).fit(Tiny(), loader)
+    report["mismatch_error"] = None
+except popdist.UsageError as error:
+    report["mismatch_error"] = str(error)
+
+model = Tiny()
+t = trainer(**report["trainer_kwargs"])
+t.fit(model, loader)
+report.update(global_rank=t.global_rank, world_size=t.world_size, local_rank=t.local_rank, node_rank=t.node_rank,
+              is_global_zero=t.is_global_zero, sampler=type(t.train_dataloader.sampler).__name__,
+              weights=[p.detach().flatten().tolist() for p in model.parameters()])
+with open(os.path.join(out_dir, f"instance{report['instance_index']}.json"), "w") as f:
+    json.dump(report, f)

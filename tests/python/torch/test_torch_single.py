@@ -1,0 +1,89 @@
+"""popdist.torch and popdist.lightning in one unlaunched process (a world of one, no MPI), and the
+import rules: `import popdist` stays free of torch; a missing framework is an ImportError naming
+it. Each case runs in a fresh interpreter: torch.distributed's default group is process-global."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from launching import environment
+
+pytest.importorskip("torch", reason="popdist.torch needs PyTorch (pip install torch)")
+
+
+def run_code(code, timeout=120):
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
+                            env=environment(), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def test_import_popdist_does_not_import_torch():
+    assert run_code("import json, sys, popdist\n"
+                    "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'lightning'))))") == []
+
+
+@pytest.mark.parametrize("module, framework", [("popdist.torch", "torch"), ("popdist.lightning", "lightning")])
+def test_missing_framework_is_an_import_error_naming_it(module, framework):
+    # sys.modules[name] = None is how Python itself marks a module as not importable.
+    found = run_code(f"import json, sys\nsys.modules['{framework}'] = None\nsys.modules['pytorch_lightning'] = sys.modules['lightning_fabric'] = None\n"
+                     f"try:\n    import {module}\nexcept ImportError as e:\n"
+                     f"    print(json.dumps({{'name': e.name, 'message': str(e)}}))\n")
+    assert found["name"] == framework and f"'{framework}'" in found["message"], found
+
+
+def test_world_of_one_without_mpi():
+    found = run_code("""
+import json, sys, torch, torch.distributed as dist, popdist, popdist.torch
+popdist.torch.init_process_group()
+t = torch.tensor([3.0]); dist.all_reduce(t)
+loader = popdist.torch.DataLoader(list(range(10)), batch_size=4, shuffle=True, seed=5)
+order = [int(x) for b in loader for x in b]
+loader.set_epoch(1)
+order1 = [int(x) for b in loader for x in b]
+again = popdist.torch.DataLoader(list(range(10)), batch_size=4, shuffle=True, seed=5)
+print(json.dumps({"rank": dist.get_rank(), "world": dist.get_world_size(), "sum": t.item(), "order": order,
+                  "order1": order1, "same_seed_same_order": order == [int(x) for b in again for x in b],
+                  "device": str(popdist.torch.device()), "mpi": "popdist._mpi" in sys.modules,
+                  "sampler": type(loader.sampler).__name__, "drawn": popdist.torch.DistributedSampler([1]).seed}))
+""")
+    assert (found["rank"], found["world"], found["sum"], found["device"]) == (0, 1, 3.0, "cpu")
+    assert sorted(found["order"]) == list(range(10)) and found["order"] != list(range(10))
+    assert sorted(found["order1"]) == list(range(10)) and found["order1"] != found["order"]
+    assert found["same_seed_same_order"] and found["sampler"] == "DistributedSampler"
+    assert not found["mpi"], "a world of one must not load MPI"
+    assert isinstance(found["drawn"], int)
+
+
+BAD_CALLS = {  # call -> what its UsageError must say
+    "popdist.torch.DistributedSampler([1, 2], seed=-1)": "seed=-1: expected None or an integer",
+    "popdist.torch.DistributedSampler([1, 2], seed='7')": "seed='7': expected None or an integer",
+    "popdist.torch.init_process_group(timeout=0)": "timeout=0: expected a positive number of seconds",
+    "popdist.torch.init_process_group(rank=1)": "rank=1 is decided by popdist",
+    "popdist.torch.DataLoader([1], sampler=None)": "the sampler is popdist's DistributedSampler",
+}
+
+
+def test_bad_arguments_are_usage_errors_naming_them():
+    # One interpreter for all calls (importing torch costs seconds).
+    found = run_code(f"""
+import json, popdist, popdist.torch
+found = {{}}
+for call in {list(BAD_CALLS)!r}:
+    try:
+        eval(call)
+        found[call] = None
+    except popdist.UsageError as e:
+        found[call] = [str(e), isinstance(e, ValueError)]
+print(json.dumps(found))
+""")
+    for call, expected in BAD_CALLS.items():
+        assert found[call] and expected in found[call][0] and found[call][1], (call, found[call])
+
+
+def test_bad_master_port_names_the_variable():
+    code = ("import json, os, popdist, popdist._torch_rendezvous as r\nos.environ['MASTER_PORT'] = '70000'\n"
+            "try:\n    r.agree(1, 5)\nexcept popdist.PopDistError as e:\n    print(json.dumps(str(e)))\n")
+    assert "MASTER_PORT='70000' is not a TCP port" in run_code(code)
