@@ -27,7 +27,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::reverse(args.begin(), args.end());  // CLI11 takes the arguments reversed
   try {
     app.parse(args);
-    check_program_after_separator(*sub, options);
     options.hostfile.clear();
     validate_options(options);
     const auto selection = select_hosts(options, popdist::lookup_in({}));

@@ -42,8 +42,8 @@ def popdist_cli():
 
 
 def fake_host_testbed():
-    """The fake-host testbed: POPDIST_TESTBED, else tests/testbed, else ../shared/testbed."""
-    for candidate in (os.environ.get("POPDIST_TESTBED"), ROOT / "tests" / "testbed", ROOT.parent / "shared" / "testbed"):
+    """The fake-host testbed: POPDIST_TESTBED, else the repository's tests/testbed."""
+    for candidate in (os.environ.get("POPDIST_TESTBED"), ROOT / "tests" / "testbed"):
         if candidate and (Path(candidate) / "fake_rsh.sh").exists():
             return Path(candidate)
     return None
