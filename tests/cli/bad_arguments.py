@@ -172,11 +172,11 @@ def cases(files):
         ("POPDIST_NUM_IPUS_PER_REPLICA", "0", ["POPDIST_NUM_IPUS_PER_REPLICA='0'"]),
         ("POPDIST_NUM_TOTAL_REPLICAS", "99999999999", ["POPDIST_NUM_TOTAL_REPLICAS='99999999999'"]),
         ("POPDIST_REPLICA_INDEX_OFFSET", "-1", ["POPDIST_REPLICA_INDEX_OFFSET='-1'"]),
-        ("POPDIST_LAUNCHER", "lsf", ["POPDIST_LAUNCHER='lsf'"]),
+        ("POPDIST_LAUNCHER", "jsrun", ["POPDIST_LAUNCHER='jsrun'", "not a launcher name"]),
     ]:
         yield (f"topology {variable}={value!r}", topo, {variable: value}, ENVIRONMENT, words)
     # settings only init() reads: a timeout it would refuse is an error, an unknown log level a warning
-    for value in ["soon", "0", "-1", "", "inf", "nan", " 2", "1s"]:
+    for value in ["soon", "0", "-1", "", "-inf", "nan", " 2", "1s"]:  # "inf" is valid: no default timeout
         yield (f"topology POPDIST_SYNC_TIMEOUT={value!r}", topo, {"POPDIST_SYNC_TIMEOUT": value}, ENVIRONMENT,
                ["POPDIST_SYNC_TIMEOUT=" + shown(value), "positive number of seconds"])
     yield ("topology --env-file with POPDIST_SYNC_TIMEOUT=soon", topo + ["--env-file", files["bad_timeout_env"]], {},

@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <charconv>
-#include <cmath>
 
 #include "argument_text.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 
 namespace popdist::cli::topology_cmd {
@@ -17,13 +16,13 @@ namespace popdist::cli::topology_cmd {
 std::vector<std::string> check_init_settings(const EnvLookup& env) {
   std::vector<std::string> warnings;
   if (const auto timeout = env("POPDIST_SYNC_TIMEOUT")) {
-    double seconds = 0;
-    const char* first = timeout->data();
-    const char* last = first + timeout->size();
-    const auto [end, error] = std::from_chars(first, last, seconds);
-    if (timeout->empty() || error != std::errc() || end != last || !std::isfinite(seconds) || seconds <= 0) {
+    // The rule is the core's (popdist/arguments.hpp); the message shows the value the way every
+    // CLI error does (escaped, shortened when huge).
+    try {
+      (void)parsed_timeout_variable(*timeout);
+    } catch (const EnvironmentError&) {
       throw EnvironmentError(fmt::format("POPDIST_SYNC_TIMEOUT={} is not a timeout: expected a positive number of "
-                                         "seconds such as 30 or 0.5 (init() would refuse it)",
+                                         "seconds such as 30 or 0.5, or inf for none (init() would refuse it)",
                                          shown(*timeout)));
     }
   }
