@@ -276,8 +276,15 @@ PYBIND11_MODULE(_mpi, m) {
   m.def(
       "topology", [] { return popdist::python::topology_to_dict(popdist::topology()); },
       "This process's topology, refined by MPI after init().");
-  m.def("register_communicator", &popdist::register_communicator, py::arg("participants"),
-        py::arg("communicator_id") = "", py::call_guard<py::gil_scoped_release>());
+  m.def(
+      "register_communicator",
+      [](const popdist::InstanceSet& participants, const std::string& communicator_id, std::optional<double> timeout) {
+        std::optional<popdist::Seconds> seconds;
+        if (timeout) seconds = popdist::Seconds(*timeout);
+        popdist::register_communicator(participants, communicator_id, seconds);
+      },
+      py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none(),
+      py::call_guard<py::gil_scoped_release>());
   m.def(
       "synchronize",
       [](const std::string& communicator_id, const popdist::InstanceSet& participants, std::optional<double> timeout) {
