@@ -1,7 +1,13 @@
 #include "runtime/host_barrier.hpp"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <climits>
+#include <ctime>
 
 #include <new>
 
@@ -15,6 +21,18 @@ namespace {
 /// running processes completes in well under a microsecond; longer than that, the awaited process
 /// is probably not running (oversubscribed), and spinning would only burn its time slice.
 constexpr int kSpinPolls = 128;
+/// Yields before sleeping in the kernel: cheap when the awaited process is runnable on the core.
+constexpr int kYieldPolls = 8;
+
+/// A futex on a word of the shared window (not FUTEX_PRIVATE: the word is shared between
+/// processes). Waits while *word == expected, at most 10 ms (a safety net; wakes are explicit).
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected) noexcept {
+  timespec limit{0, 10'000'000};
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &limit, nullptr, 0);
+}
+void futex_wake_all(std::atomic<std::uint32_t>& word) noexcept {
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
 
 inline void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,6 +70,7 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank) {
     shared_ = new (base) Shared{};
     shared_->arrived.store(0, std::memory_order_relaxed);
     shared_->generation.store(0, std::memory_order_relaxed);
+    shared_->sleepers.store(0, std::memory_order_relaxed);
   } else {
     shared_ = static_cast<Shared*>(base);
   }
@@ -77,10 +96,22 @@ void HostBarrier::wait_for_generation(std::uint32_t seen) const noexcept {
   for (int poll = 0; shared_->generation.load(std::memory_order_acquire) == seen; ++poll) {
     if (poll < kSpinPolls) {
       cpu_relax();
-    } else {
+    } else if (poll < kSpinPolls + kYieldPolls) {
       sched_yield();
+    } else {
+      // Announce the sleep, then look again (sequentially consistent on both sides: either the
+      // releaser sees the sleeper and wakes it, or this sees the new generation), then sleep
+      // unless the generation has moved (the kernel checks that atomically).
+      shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
+      if (shared_->generation.load(std::memory_order_seq_cst) == seen) futex_wait(shared_->generation, seen);
+      shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
     }
   }
+}
+
+void HostBarrier::release(std::uint32_t next) const noexcept {
+  shared_->generation.store(next, std::memory_order_seq_cst);
+  if (shared_->sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(shared_->generation);
 }
 
 void HostBarrier::wait_for_arrivals() const noexcept {
@@ -88,8 +119,12 @@ void HostBarrier::wait_for_arrivals() const noexcept {
   for (int poll = 0; shared_->arrived.load(std::memory_order_acquire) != others; ++poll) {
     if (poll < kSpinPolls) {
       cpu_relax();
-    } else {
+    } else if (poll < kSpinPolls + kYieldPolls) {
       sched_yield();
+    } else {
+      // The host's others are not running: give them the core (their arrival needs no wake).
+      timespec pause{0, 20'000};
+      nanosleep(&pause, nullptr);
     }
   }
 }
@@ -105,7 +140,7 @@ void HostBarrier::wait() {
     // generation: the reset happens before the release, so an early re-entry counts afresh).
     if (shared_->arrived.fetch_add(1, std::memory_order_acq_rel) + 1 == static_cast<std::uint32_t>(local_count_)) {
       shared_->arrived.store(0, std::memory_order_relaxed);
-      shared_->generation.store(seen + 1, std::memory_order_release);
+      release(seen + 1);
     } else {
       wait_for_generation(seen);
     }
@@ -123,7 +158,7 @@ void HostBarrier::wait() {
     MpiLock lock;
     check_mpi(MPI_Barrier(leaders_), "MPI_Barrier");
   }
-  shared_->generation.store(seen + 1, std::memory_order_release);
+  release(seen + 1);
 }
 
 }  // namespace popdist::detail

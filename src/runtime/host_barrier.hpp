@@ -6,7 +6,9 @@
 // a fraction of MPI_Barrier's cost; across hosts about MPI_Barrier over the leaders.
 //
 // Waiting spins briefly (a barrier between running processes completes within microseconds),
-// then yields, so that it stays correct and fair when instances outnumber cores.
+// then yields a few times, then sleeps in the kernel on the generation word (a futex on the
+// shared mapping, woken by the releaser), so that it stays correct and fast when instances
+// outnumber cores: a waiter that is not running cannot steal time from the one it waits for.
 // Fork safety: a child process inherits the shared mapping but is not a member of the job; a
 // fork handler marks the child, and the barrier refuses to run there.
 
@@ -40,10 +42,12 @@ class HostBarrier {
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::uint32_t> arrived;
     alignas(64) std::atomic<std::uint32_t> generation;
+    std::atomic<std::uint32_t> sleepers;  ///< waiters blocked in the kernel on `generation`
   };
   static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
 
   void wait_for_generation(std::uint32_t seen) const noexcept;
+  void release(std::uint32_t next) const noexcept;
   void wait_for_arrivals() const noexcept;
 
   MPI_Comm shared_comm_ = MPI_COMM_NULL;
