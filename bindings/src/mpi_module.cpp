@@ -271,12 +271,16 @@ PYBIND11_MODULE(_mpi, m) {
       "This process's topology, refined by MPI after init().");
   m.def(
       "register_communicator",
-      [](const py::handle& participants, const std::string& communicator_id) {
+      [](const py::handle& participants, const std::string& communicator_id, const py::handle& timeout) {
         const auto members = as_set(checked_instance_list(participants, "registerCommunicator", "participants"));
+        std::optional<popdist::Seconds> seconds;
+        if (const auto checked = popdist::python::timeout_seconds(timeout, "registerCommunicator")) {
+          seconds = popdist::Seconds(*checked);
+        }
         py::gil_scoped_release release;
-        popdist::register_communicator(members, communicator_id);
+        popdist::register_communicator(members, communicator_id, seconds);
       },
-      py::arg("participants"), py::arg("communicator_id") = "");
+      py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none());
   m.def(
       "synchronize",
       [](const std::string& communicator_id, const py::handle& participants, const py::handle& timeout) {

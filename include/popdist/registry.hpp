@@ -38,7 +38,12 @@ using Seconds = std::chrono::duration<double>;
 /// UsageError on every instance of both sets, naming them, instead of hanging; those sets then
 /// keep failing with that error. The set of all instances registered explicitly is a
 /// communicator of its own, distinct from the root scope's.
-void register_communicator(const InstanceSet& participants, const std::string& communicator_id = "");
+///
+/// Bounded by `timeout`, else by POPDIST_SYNC_TIMEOUT when set: a member that has not registered
+/// the set by then is named in a TimeoutError on every member that waited for it (and a member
+/// that comes later fails too); the set then cannot be created in this job.
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id = "",
+                           std::optional<Seconds> timeout = std::nullopt);
 
 /// A barrier. No arguments: over the current scope (all instances, or the set of the enclosing
 /// execute_on_instances). With an id or a participant set: over that set, created on first use.

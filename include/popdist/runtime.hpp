@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "popdist/grouping.hpp"
+#include "popdist/job_check.hpp"
 #include "popdist/topology.hpp"
 
 namespace popdist {
@@ -29,9 +30,13 @@ namespace popdist {
 [[nodiscard]] bool is_popdist_env_set();
 
 /// Initializes the MPI backend; idempotent. Calls MPI_Init_thread(MPI_THREAD_MULTIPLE) only if
-/// MPI is not initialized yet, checks the topology against MPI and across instances (one
-/// allgather), and learns the host layout from MPI's shared-memory split.
-/// Throws TopologyError (naming instances and values) or MpiError.
+/// MPI is not initialized yet, checks the topology against MPI and across instances (reductions
+/// whose size does not grow with the number of instances; the job check of job_check.hpp over
+/// 64-byte records only when they find something amiss or the replicas are not uniform), and
+/// learns the host layout from MPI's shared-memory split. Throws TopologyError (naming instances
+/// and values) or MpiError. With POPDIST_SYNC_TIMEOUT set, the exchange is bounded by it
+/// (TimeoutError saying what it waited for), and a watchdog ends the process with a message
+/// when MPI itself blocks longer (an MPI_Init whose peers died before joining).
 void init();
 
 /// True between init() and finalize().
@@ -46,14 +51,20 @@ void finalize();
 /// excepthook), so that the others are not left waiting in a collective or in MPI_Finalize.
 [[noreturn]] void abort_job(int exit_code) noexcept;
 
-/// One instance's view of the job, gathered by init().
-struct InstanceView {
-  Topology topology;
-  std::string hostname;
-};
-
-/// Every instance's view, indexed by instance index (available after init()).
+/// Every instance's view (hostnames included), indexed by instance index. Gathered on the first
+/// call after init(): that call is collective -- every instance must make it.
 [[nodiscard]] const std::vector<InstanceView>& instance_views();
+
+/// The job as `popdist topology --all` shows it: every instance's view and the job check's
+/// findings, which are returned, not thrown. Collective: every instance must call it. Starts MPI
+/// as init() does when nobody did, and leaves popdist initialized or not as it found it. An
+/// instance whose own topology cannot be detected still throws (its own error there, a
+/// TopologyError naming it on the others).
+struct JobSurvey {
+  std::vector<InstanceView> views;
+  JobCheck check;
+};
+[[nodiscard]] JobSurvey survey_job();
 
 /// Every instance's replica range (after init(); before it, derived under uniform replicas).
 [[nodiscard]] std::vector<ReplicaRange> replica_ranges();

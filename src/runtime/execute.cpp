@@ -12,11 +12,14 @@
 
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
+#include "runtime/deadline.hpp"
 #include "runtime/entry_lookup.hpp"
+#include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/registry_state.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/scope.hpp"
+#include "runtime/timed_barrier.hpp"
 
 namespace popdist {
 namespace {
@@ -54,12 +57,28 @@ FailureInfo describe_safely(const FailureDescriber& describe, std::exception_ptr
 /// Every member learns whether any member failed (one MPI_Allreduce); when one did, every member
 /// learns each failure's instance, type and message (MPI_Allgather of lengths, MPI_Allgatherv of
 /// the text). Only on failure is more than one collective spent.
+///
+/// With POPDIST_SYNC_TIMEOUT set, the members first meet in a timed synchronize, which names the
+/// members that never finish the body (asleep, stuck in a collective the others left) in a
+/// TimeoutError; the agreement itself is then bounded by the same timeout.
 void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDescriber& describe) {
+  const auto timeout = detail::runtime_state().default_timeout;
+  if (timeout) detail::timed_barrier(entry, *timeout);
   const int failed_here = failure ? 1 : 0;
   int failed_anywhere = 0;
   {
-    detail::MpiLock lock;
-    detail::check_mpi(MPI_Allreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, entry.comm), "MPI_Allreduce");
+    std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
+    {
+      detail::MpiLock lock;
+      detail::check_mpi(MPI_Iallreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, entry.comm, requests.data()),
+                        "MPI_Iallreduce");
+    }
+    if (!detail::wait_all(requests, detail::Deadline::after(timeout), "MPI_Iallreduce")) {
+      throw TimeoutError(fmt::format("execute_on_instances over {}: the members did not agree on the outcome within {} s "
+                                     "(POPDIST_SYNC_TIMEOUT)",
+                                     detail::format_set(entry.members), *timeout),
+                         {});
+    }
   }
   if (failed_anywhere == 0) return;
 

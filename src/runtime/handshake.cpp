@@ -18,9 +18,20 @@
 // instance of both sets, so that members still waiting for a Hello that will never come raise
 // the same error. Both sets are then poisoned locally: any later registration of them throws at
 // once, and stale Hellos about them are dropped.
+//
+// With a deadline (POPDIST_SYNC_TIMEOUT or the caller's timeout), a member still waiting for
+// Hellos when it passes sends GaveUp to every other member and throws TimeoutError naming the
+// members it waited for. A member that was waiting fails with that notice; one that arrives late
+// finds it, and before MPI_Comm_create_group every member looks once more for a GaveUp or a
+// Mismatch about its set, so that a late member does not enter the creation alone. (A late
+// member whose last Hello arrives in the instant between that look and a peer's deadline can
+// still enter it: any timeout has that race.)
 #include "runtime/handshake.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <chrono>
 
 #include <algorithm>
 #include <cstdint>
@@ -142,7 +153,28 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
   throw UsageError(text);
 }
 
-void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control) {
+void Handshake::give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
+                        MPI_Comm control) {
+  const std::vector<int> absent(missing.begin(), missing.end());
+  const auto text = fmt::format("register_communicator over {}: instance{} {} did not register it within {} s "
+                                "(instance {} gave up waiting; the set cannot be created in this job)",
+                                format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "), seconds,
+                                me);
+  poison(members, text);
+  HandshakeMessage notice;
+  notice.kind = HandshakeMessage::GaveUp;
+  notice.set = members;
+  notice.other_set = absent;
+  notice.text = text;
+  const auto bytes = encode(notice);
+  for (const auto member : members) {
+    if (member != me) pending_sends().send(bytes, member, kHandshakeTag, control);
+  }
+  throw TimeoutError(text, absent);
+}
+
+void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
+                    const Deadline& deadline) {
   if (const auto found = poisoned_.find(members); found != poisoned_.end()) {
     throw UsageError(found->second);
   }
@@ -198,10 +230,10 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     if (member != me) pending_sends().send(bytes, member, kHandshakeTag, control);
   }
 
-  while (!waiting.empty()) {
-    // A matched probe (MPI-3) so that receiving is race-free even with MPI_THREAD_MULTIPLE;
-    // polling (not a blocking probe) so that the MPI lock, when calls are serialized, is not
-    // held while we wait.
+  // Takes one handshake message if one is there (false when none): a matched probe (MPI-3) so
+  // that receiving is race-free even with MPI_THREAD_MULTIPLE; polling (not a blocking probe) so
+  // that the MPI lock, when calls are serialized, is not held while we wait.
+  const auto take_one = [&]() {
     int flag = 0;
     MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
@@ -209,10 +241,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       MpiLock lock;
       check_mpi(MPI_Improbe(MPI_ANY_SOURCE, kHandshakeTag, control, &flag, &matched, &status), "MPI_Improbe");
     }
-    if (flag == 0) {
-      std::this_thread::yield();
-      continue;
-    }
+    if (flag == 0) return false;
     int count = 0;
     std::vector<char> buffer;
     {
@@ -223,15 +252,20 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     }
     const auto source = status.MPI_SOURCE;
     auto message = decode(buffer, source);
+    if (message.kind == HandshakeMessage::GaveUp) {
+      poison(message.set, message.text);
+      if (message.set == members) throw TimeoutError(message.text, message.other_set);
+      return true;  // about a set this instance has not reached yet: poisoned now
+    }
     if (message.kind == HandshakeMessage::Mismatch) {
       poison(message.set, message.text);
       poison(message.other_set, message.text);
       if (message.set == members || message.other_set == members) {
         throw UsageError(message.text);
       }
-      continue;  // about sets this instance has not reached yet: they are poisoned now
+      return true;  // about sets this instance has not reached yet: they are poisoned now
     }
-    if (poisoned_.count(message.set) != 0) continue;  // a stale Hello from a failed creation
+    if (poisoned_.count(message.set) != 0) return true;  // a stale Hello from a failed creation
     if (waiting.count(source) != 0) {
       if (message.set != members || ids_clash(message)) {
         fail(members, message.set, mismatch_text(source, message), me, control);
@@ -242,6 +276,31 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       // then). A second Hello for my set from a member cannot happen in a consistent program;
       // it is kept too, and a later handshake with that member reports it.
       stash_.push_back({source, std::move(message)});
+    }
+    return true;
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  while (!waiting.empty()) {
+    if (take_one()) continue;
+    if (deadline.passed()) give_up(members, waiting, deadline.seconds(), me, control);
+    // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
+    // (a member that registers much later) does not burn a core.
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited > std::chrono::milliseconds(10)) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    } else if (waited > std::chrono::microseconds(50)) {
+      std::this_thread::yield();
+    }
+  }
+  // One more look for a GaveUp or Mismatch about this set before entering the creation. A notice
+  // sent long ago can still sit in MPI's queues behind the Hellos: each probe is one progress
+  // pass, so look with several passes (a few microseconds), not once.
+  if (deadline.bounded()) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
+    for (int pass = 0; pass < 16 && (pass < 4 || std::chrono::steady_clock::now() < until); ++pass) {
+      while (take_one()) {
+      }
     }
   }
   pending_sends().reap();

@@ -5,19 +5,22 @@
 #include <mpi.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
+
+#include "runtime/deadline.hpp"
 
 namespace popdist::detail {
 
 /// One handshake message on the control communicator.
 struct HandshakeMessage {
-  enum Kind : int { Hello = 1, Mismatch = 2 };
+  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3 };
   int kind = Hello;
-  std::vector<int> set;        ///< Hello: the set the sender is creating; Mismatch: one of the two sets
+  std::vector<int> set;        ///< Hello, GaveUp: the set the sender is creating; Mismatch: one of the two sets
   std::string id;              ///< Hello: the id it registers the set under ("" when none)
-  std::vector<int> other_set;  ///< Mismatch: the other set
-  std::string text;            ///< Mismatch: the error the sender raised
+  std::vector<int> other_set;  ///< Mismatch: the other set; GaveUp: the members that did not come
+  std::string text;            ///< Mismatch, GaveUp: the error the sender raised
 };
 
 /// Byte encoding of a message (both ends run the same binary).
@@ -36,7 +39,11 @@ class Handshake {
   /// under a different id; before throwing it tells every instance of both sets, so none of
   /// them waits for a creation that will never happen. A set involved in such an error is
   /// "poisoned": registering it again throws the same error at once.
-  void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control);
+  /// Bounded by `deadline`: when members have not said Hello by then, throws TimeoutError naming
+  /// them, after telling every other member (GaveUp), so that a late member fails too instead
+  /// of entering MPI_Comm_create_group alone; the set is then poisoned.
+  void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
+           const Deadline& deadline = {});
 
  private:
   struct Received {
@@ -46,6 +53,8 @@ class Handshake {
   [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
                          int me, MPI_Comm control);
   void poison(const std::vector<int>& set, const std::string& text);
+  [[noreturn]] void give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
+                            MPI_Comm control);
 
   std::vector<Received> stash_;                          ///< Hellos for sets we will create later
   std::map<std::vector<int>, std::string> poisoned_;     ///< set -> the error that poisoned it

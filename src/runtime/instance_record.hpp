@@ -1,7 +1,8 @@
 #pragma once
-// The fixed-size record every instance contributes to init()'s single MPI_Allgather, and the
-// pure checks run on the gathered records (DESIGN.md 3.3). Every instance runs the same checks
-// on the same data, so all of them reach the same verdict and nobody is left waiting.
+// The compact record an instance contributes when init() must look at every instance (its
+// reductions found something amiss, or the replicas are not uniform), and what
+// instance_views() and survey_job() gather on request; how another instance's view is rebuilt
+// from it. The cross-instance rules themselves are the job check's (popdist/job_check.hpp).
 
 #include <cstdint>
 #include <string>
@@ -12,9 +13,19 @@
 namespace popdist::detail {
 
 /// Plain old data, sent as MPI_BYTE: the job is homogeneous (one binary, one ABI), so the layout
-/// is the same on every instance.
+/// is the same on every instance. Kept at 64 bytes (DESIGN.md 5, "Scale"): no hostname and no
+/// error text here -- hostnames travel only when views are asked for, error texts only from an
+/// instance that failed.
 struct InstanceRecord {
-  std::int32_t failed = 0;  ///< 1: this instance could not take part (error_type/error say why)
+  enum Flag : std::int32_t {
+    SaidLocal = 1,         ///< the local instance index came from a launcher variable
+    SaidLocalCount = 2,    ///< the local instance count came from a launcher variable
+    SaidHost = 4,          ///< the host index came from a launcher variable
+    Uniform = 8,
+    PopdistEnvSet = 16,
+    IpusPerReplicaSet = 32,
+  };
+  std::int32_t failed = 0;  ///< 1: this instance could not take part (its error travels separately)
   std::int32_t launcher = 0;
   std::int32_t instance_index = 0;
   std::int32_t num_instances = 1;
@@ -25,38 +36,23 @@ struct InstanceRecord {
   std::int32_t launcher_local_index = 0;
   std::int32_t launcher_local_count = 1;
   std::int32_t launcher_host_index = -1;  ///< -1: the launcher gives no node index
-  std::int32_t launcher_said_local = 0;   ///< the local instance index came from a variable
-  std::int32_t launcher_said_local_count = 0;  ///< the local instance count came from a variable
-  std::int32_t launcher_said_host = 0;    ///< the host index came from a launcher variable
-  std::int32_t uniform = 1;
-  std::int32_t popdist_env_set = 0;
-  std::int32_t ipus_per_replica_set = 0;
+  std::int32_t flags = Uniform;
   std::int32_t mpi_rank = 0;
   std::int32_t shm_leader = 0;       ///< MPI rank of the lowest rank sharing this host's memory
   std::int32_t shm_local_index = 0;  ///< rank in the shared-memory communicator
   std::int32_t shm_local_count = 1;  ///< size of the shared-memory communicator
-  char hostname[256] = {};
-  char error_type[64] = {};
-  char error[640] = {};
+  [[nodiscard]] bool has(Flag flag) const noexcept { return (flags & flag) != 0; }
 };
+static_assert(sizeof(InstanceRecord) <= 64, "the record init() may gather must stay compact");
 
 /// The record of one instance's topology (failed = 0, MPI fields left for the caller).
 [[nodiscard]] InstanceRecord make_record(const Topology& topology);
 
-/// A record saying this instance failed before the gather (type and message are truncated to fit).
-[[nodiscard]] InstanceRecord make_failed_record(const std::string& type, const std::string& message);
-
-/// Copies `text` into a fixed buffer, truncating and always NUL-terminating.
-void copy_text(char* destination, std::size_t capacity, const std::string& text);
+/// A record saying this instance failed before the exchange.
+[[nodiscard]] InstanceRecord make_failed_record();
 
 /// The records' instances that failed, ascending by MPI rank.
 [[nodiscard]] std::vector<int> failed_ranks(const std::vector<InstanceRecord>& records);
-
-/// Checks the gathered records (indexed by MPI rank) against each other: instance indices form
-/// a permutation of 0..n-1 and equal the MPI rank, every instance counts n instances, the same
-/// total replicas and devices per replica everywhere, and the replica ranges tile 0..total-1.
-/// Throws TopologyError naming the instances and values that disagree.
-void check_records(const std::vector<InstanceRecord>& records);
 
 /// Where each instance lives according to MPI's shared-memory split: host index = rank of the
 /// host among all hosts ordered by their lowest instance index.

@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "popdist/error.hpp"
+#include "runtime/deadline.hpp"
 #include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/pending_sends.hpp"
@@ -130,7 +131,7 @@ Entry& Registry::resolve(const std::string& id, const std::vector<int>& particip
   return root();
 }
 
-void Registry::ensure_created(Entry& entry) {
+void Registry::ensure_created(Entry& entry, std::optional<double> timeout) {
   if (entry.created.load(std::memory_order_acquire) || !entry.is_member) return;
   std::lock_guard<std::mutex> creating(creation_mutex_);
   if (entry.created.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
@@ -142,7 +143,8 @@ void Registry::ensure_created(Entry& entry) {
     std::lock_guard<std::mutex> guard(maps_mutex_);
     handshake_id = entry.handshake_id;
   }
-  handshake_.run(entry.members, handshake_id, my_instance_, runtime.control);
+  handshake_.run(entry.members, handshake_id, my_instance_, runtime.control,
+                 Deadline::after(timeout ? timeout : runtime.default_timeout));
 
   // Only the members call MPI_Comm_create_group (MPI-3): non-members are not involved at all,
   // unlike MPI_Comm_create/MPI_Comm_split which are collective over the whole parent. The tag

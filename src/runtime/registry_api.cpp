@@ -7,6 +7,7 @@
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "runtime/entry_lookup.hpp"
+#include "runtime/host_barrier.hpp"
 #include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/registry_state.hpp"
@@ -19,10 +20,10 @@ namespace {
 
 using detail::Entry;
 
-void register_entry(Entry& entry) {
+void register_entry(Entry& entry, std::optional<Seconds> timeout = std::nullopt) {
   if (!entry.is_member) return;  // non-members only learn the name: no MPI call
   if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "register_communicator");
-  detail::registry().ensure_created(entry);
+  detail::registry().ensure_created(entry, timeout ? std::optional<double>(timeout->count()) : std::nullopt);
 }
 
 void register_members(const std::vector<int>& participants, const std::string& id) {
@@ -30,12 +31,31 @@ void register_members(const std::vector<int>& participants, const std::string& i
   register_entry(detail::registry().find_or_add(participants, id, "register_communicator"));
 }
 
-// The barrier itself. Untimed: exactly one MPI_Barrier on the cached communicator (the creation
+// The host-aware barrier of the root scope, made on its first use (every instance is in that
+// synchronize, so the collective creation is safe there).
+detail::HostBarrier& root_host_barrier() {
+  auto& hot = detail::g_hot;
+  if (auto* made = hot.host_barrier.load(std::memory_order_acquire)) return *made;
+  std::lock_guard<std::mutex> guard(hot.host_barrier_mutex);
+  if (auto* made = hot.host_barrier.load(std::memory_order_acquire)) return *made;
+  const auto& runtime = detail::runtime_state();
+  auto* made = new detail::HostBarrier(runtime.world, runtime.rank);
+  hot.host_barrier.store(made, std::memory_order_release);
+  return *made;
+}
+
+// The barrier itself. Over all instances, untimed: the host-aware barrier. Otherwise untimed:
+// exactly one MPI_Barrier on the cached communicator (the creation
 // check is one acquire load once the communicator exists). Timed: the point-to-point protocol.
 void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::RuntimeState& runtime) {
   if (!entry.is_member) return;  // documented policy: non-members return at once
   if (timeout || runtime.default_timeout) {
     detail::timed_barrier(entry, timeout ? timeout->count() : *runtime.default_timeout);
+    return;
+  }
+  if (&entry == detail::g_hot.root.load(std::memory_order_relaxed)) {
+    if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
+    root_host_barrier().wait();
     return;
   }
   if (!entry.created.load(std::memory_order_acquire)) detail::registry().ensure_created(entry);
@@ -53,14 +73,16 @@ MPI_Comm communicator_of(Entry& entry) {
 
 }  // namespace
 
-void register_communicator(const InstanceSet& participants, const std::string& communicator_id) {
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id,
+                           std::optional<Seconds> timeout) {
   detail::require_initialized("register_communicator");
+  if (timeout) detail::check_timeout_argument(timeout->count());
   // Empty participants are an error here (the lookup would take them as "by id" or the scope).
   if (participants.empty()) {
     register_members({}, communicator_id);
     return;
   }
-  register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"));
+  register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"), timeout);
 }
 
 void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
@@ -68,9 +90,18 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
   if (!hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized("synchronize");
   if (!timeout && communicator_id.empty() && participants.empty() &&
       !hot.has_default_timeout.load(std::memory_order_relaxed)) {
-    // The hot path (the benchmark target is <= 1.05x a raw MPI_Barrier): the current scope,
-    // found without a call, a lookup or an allocation, then exactly one MPI_Barrier.
+    // The hot path: the current scope, found without a call, a lookup or an allocation; then
+    // the host-aware barrier for all instances (below MPI_Barrier's cost on one host), or
+    // exactly one MPI_Barrier for a scope (<= 1.05x a raw one).
     auto* scope = detail::innermost_scope();
+    if (scope == nullptr) {
+      // All instances: the host-aware barrier (shared memory inside a host, leaders across).
+      auto* root = hot.root.load(std::memory_order_relaxed);
+      if (root->abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(*root, "synchronize");
+      auto* host = hot.host_barrier.load(std::memory_order_acquire);
+      (host != nullptr ? *host : root_host_barrier()).wait();
+      return;
+    }
     auto& entry = scope != nullptr ? *scope : *hot.root.load(std::memory_order_relaxed);
     if (entry.is_member && entry.created.load(std::memory_order_acquire) &&
         !entry.abandoned.load(std::memory_order_relaxed)) {

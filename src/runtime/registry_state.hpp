@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,10 @@ class Registry {
   Entry& resolve(const std::string& id, const std::vector<int>& participants, const char* function);
 
   /// Creates the communicator of an entry this instance is a member of (handshake, then
-  /// MPI_Comm_create_group); a no-op once created.
-  void ensure_created(Entry& entry);
+  /// MPI_Comm_create_group); a no-op once created. The handshake is bounded by `timeout`
+  /// (seconds), else by POPDIST_SYNC_TIMEOUT when set: TimeoutError naming the members that did
+  /// not come.
+  void ensure_created(Entry& entry, std::optional<double> timeout = std::nullopt);
 
  private:
   Entry& add_locked(std::vector<int> members);

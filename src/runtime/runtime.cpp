@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -18,11 +19,15 @@
 #include "core/log.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
+#include "runtime/deadline.hpp"
+#include "runtime/host_barrier.hpp"
 #include "runtime/instance_record.hpp"
+#include "runtime/job_exchange.hpp"
 #include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/registry_state.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/watchdog.hpp"
 
 namespace popdist {
 namespace detail {
@@ -103,6 +108,8 @@ void finalize_at_exit() {
   }
 }
 
+std::optional<double> timeout_for_init();
+
 // Steps 1 and 2 of init(): MPI itself, then popdist's own communicators.
 void start_mpi(detail::RuntimeState& state) {
   int initialized = 0;
@@ -112,6 +119,8 @@ void start_mpi(detail::RuntimeState& state) {
   if (finalized != 0) {
     throw UsageError("init: MPI has already been finalized in this process, and MPI cannot be initialized twice");
   }
+  // MPI_Init_thread and MPI_Comm_dup block until every process joins.
+  const detail::Watchdog watchdog(timeout_for_init(), "every instance to join MPI (MPI_Init_thread, MPI_Comm_dup)");
   int provided = MPI_THREAD_SINGLE;
   if (initialized == 0) {
     // MULTIPLE so that the registry may be used from several threads (DESIGN.md 5).
@@ -150,46 +159,75 @@ void start_mpi(detail::RuntimeState& state) {
   state.tag_ub = found != 0 ? *static_cast<int*>(tag_ub) : 32767;
 }
 
-// "Same host" is what MPI's shared-memory split says (DESIGN.md 3.2): fills the record's
-// shm fields. Collective over the world: every instance calls it, even one that failed.
-void learn_host(detail::RuntimeState& state, detail::InstanceRecord& record) {
-  detail::MpiLock lock;
-  MPI_Comm shared = MPI_COMM_NULL;
-  // key = world rank: ranks in `shared` are ordered by instance index.
-  check_mpi(MPI_Comm_split_type(state.world, MPI_COMM_TYPE_SHARED, state.rank, MPI_INFO_NULL, &shared),
-            "MPI_Comm_split_type");
-  int local_rank = 0;
-  int local_size = 1;
-  MPI_Group shared_group = MPI_GROUP_NULL;
-  MPI_Group world_group = MPI_GROUP_NULL;
-  const int first = 0;
-  int leader = MPI_UNDEFINED;
-  int code = MPI_Comm_rank(shared, &local_rank);
-  if (code == MPI_SUCCESS) code = MPI_Comm_size(shared, &local_size);
-  if (code == MPI_SUCCESS) code = MPI_Comm_group(shared, &shared_group);
-  if (code == MPI_SUCCESS) code = MPI_Comm_group(state.world, &world_group);
-  // The host's lowest world rank, without communicating: a local group translation.
-  if (code == MPI_SUCCESS) code = MPI_Group_translate_ranks(shared_group, 1, &first, world_group, &leader);
-  if (shared_group != MPI_GROUP_NULL) MPI_Group_free(&shared_group);
-  if (world_group != MPI_GROUP_NULL) MPI_Group_free(&world_group);
-  MPI_Comm_free(&shared);
-  check_mpi(code, "MPI_Comm_split_type (host layout)");
-  record.mpi_rank = state.rank;
-  record.shm_leader = leader;
-  record.shm_local_index = local_rank;
-  record.shm_local_count = local_size;
-  detail::copy_text(record.hostname, sizeof record.hostname, host_name());
+// This instance on its own: its topology, POPDIST_SYNC_TIMEOUT, its identity against MPI's. A
+// failure is kept, not thrown: the exchange must still run so that nobody is left waiting.
+struct LocalOutcome {
+  Topology topology;
+  detail::InstanceRecord record;
+  std::exception_ptr failure;
+  std::string type;
+  std::string message;
+};
+
+LocalOutcome check_locally(detail::RuntimeState& state) {
+  LocalOutcome local;
+  try {
+    local.topology = topology();
+    state.default_timeout = detail::parse_sync_timeout(process_environment()("POPDIST_SYNC_TIMEOUT"));
+    check_against_mpi(local.topology, state.rank, state.size);
+    local.record = detail::make_record(local.topology);
+  } catch (const std::exception& error) {
+    local.failure = std::current_exception();
+    local.type = demangled_type(error);
+    local.message = error.what();
+    local.record = detail::make_failed_record();
+  }
+  return local;
 }
 
-// Every failure is agreed on: an instance that failed locally rethrows its own error, the
-// others name the lowest failed instance and its error.
-[[noreturn]] void throw_agreed_failure(const std::vector<detail::InstanceRecord>& records,
-                                       const std::vector<int>& failed, std::exception_ptr local_failure) {
-  if (local_failure) std::rethrow_exception(local_failure);
-  const auto& first = records[static_cast<std::size_t>(failed.front())];
-  throw TopologyError(fmt::format("init: instance {} failed ({}: {}){}", failed.front(), first.error_type, first.error,
-                                  failed.size() > 1 ? fmt::format("; instances {} failed too", fmt::join(failed, ", "))
-                                                    : std::string()));
+// The bound of init()'s own steps: POPDIST_SYNC_TIMEOUT, but never less than kInitFloor, since
+// MPI's start-up legitimately takes seconds on a loaded or oversubscribed machine and the
+// instances leave MPI_Init_thread that far apart; a timeout chosen for synchronize (say 0.5 s)
+// must not end a healthy job while it starts. Read before check_locally() parses the variable (a
+// bad value is reported there, after MPI is up, on every instance alike).
+constexpr double kInitFloor = 5.0;
+std::optional<double> timeout_for_init() {
+  try {
+    const auto seconds = detail::parse_sync_timeout(process_environment()("POPDIST_SYNC_TIMEOUT"));
+    if (seconds) return std::max(*seconds, kInitFloor);
+    return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Every instance's view from the gathered records: this instance's own (with its provenance),
+// the others rebuilt from their records.
+std::vector<InstanceView> views_of(const std::vector<detail::InstanceRecord>& records, const Topology& own, int rank) {
+  const auto placements = detail::host_placements(records);
+  std::vector<InstanceView> views;
+  views.reserve(records.size());
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    views.push_back({static_cast<int>(i) == rank ? own : detail::topology_of(records[i], placements[i]), std::string()});
+  }
+  return views;
+}
+
+// The exchange of init() and survey_job() alike, up to the verdict: split, screen, and on a
+// failure the agreement on it. Returns this instance's topology refined by MPI's placement.
+Topology exchange_and_refine(detail::JobExchange& exchange, LocalOutcome& local,
+                             detail::ScreenVerdict& verdict, std::vector<std::string>& warnings) {
+  {
+    // MPI_Comm_split_type blocks, and has no nonblocking form.
+    const detail::Watchdog watchdog(timeout_for_init(), "every instance to reach MPI_Comm_split_type in init()");
+    exchange.split_hosts(local.record);
+  }
+  verdict = exchange.screen(local.record);
+  if (verdict.any_failed) exchange.agree_on_failure(verdict, local.failure, local.type, local.message);
+  Topology refined = local.topology;
+  warnings = detail::apply_placement(refined, detail::said_by_launcher(local.topology), exchange.placement());
+  refined.warnings.insert(refined.warnings.end(), warnings.begin(), warnings.end());
+  return refined;
 }
 
 void initialize(detail::RuntimeState& state) {
@@ -201,57 +239,42 @@ void initialize(detail::RuntimeState& state) {
   } catch (const Error&) {
   }
   start_mpi(state);
+  auto local = check_locally(state);
+  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(timeout_for_init()));
+  detail::ScreenVerdict verdict;
+  std::vector<std::string> warnings;
+  Topology refined = exchange_and_refine(exchange, local, verdict, warnings);
 
-  // Local checks. A failure here must not leave the others waiting in the allgather: it is
-  // recorded and gathered like everything else, and every instance throws.
-  detail::InstanceRecord record;
-  std::exception_ptr local_failure;
-  Topology local;
-  try {
-    local = topology();
-    state.default_timeout = detail::parse_sync_timeout(process_environment()("POPDIST_SYNC_TIMEOUT"));
-    check_against_mpi(local, state.rank, state.size);
-    record = detail::make_record(local);
-  } catch (const std::exception& error) {
-    local_failure = std::current_exception();
-    record = detail::make_failed_record(demangled_type(error), error.what());
-  }
-  learn_host(state, record);
-
-  std::vector<detail::InstanceRecord> records(static_cast<std::size_t>(state.size));
-  {
-    detail::MpiLock lock;
-    check_mpi(MPI_Allgather(&record, sizeof record, MPI_BYTE, records.data(), sizeof record, MPI_BYTE, state.world),
-              "MPI_Allgather");
-  }
-  if (const auto failed = detail::failed_ranks(records); !failed.empty()) {
-    throw_agreed_failure(records, failed, local_failure);
-  }
-  const auto placements = detail::host_placements(records);
-  Topology refined = local;
-  auto warnings = detail::apply_placement(refined, detail::said_by_launcher(local),
-                                          placements[static_cast<std::size_t>(state.rank)]);
-  refined.warnings.insert(refined.warnings.end(), warnings.begin(), warnings.end());
-  // The views are kept even when the checks below fail, so that `popdist topology --all` can
-  // still show every instance's view and point at the values that disagree.
   state.views.clear();
   state.ranges.clear();
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& other = records[i];
-    auto view = static_cast<int>(i) == state.rank ? refined : detail::topology_of(other, placements[i]);
-    state.views.push_back({std::move(view), std::string(other.hostname)});
-    state.ranges.push_back({static_cast<int>(i), other.replica_index_offset, other.num_local_replicas});
-  }
-  try {
-    detail::check_records(records);  // the same data everywhere: the same verdict everywhere
-  } catch (...) {
-    state.ranges.clear();  // not a valid job: replica_ranges() must not hand them out
-    throw;
+  if (verdict.amiss || !verdict.all_uniform) {
+    // Only now does anything grow with the number of instances: 64 bytes each, and the one job
+    // check decides (the same records everywhere: the same verdict everywhere).
+    const auto records = exchange.gather_records(local.record);
+    const auto check = check_job(views_of(records, refined, state.rank));
+    if (check.has_errors()) throw TopologyError("init: " + check.errors_text());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      state.ranges.push_back({static_cast<int>(i), records[i].replica_index_offset, records[i].num_local_replicas});
+    }
   }
   for (const auto& warning : warnings) detail::logger().warn("{}", warning);
   publish_topology(refined);
   detail::registry().reset(state.world, state.size, state.rank, state.tag_ub);
   detail::set_log_identity(state.rank, state.size, host_name());
+}
+
+// init() failed: leave nothing half-made; MPI stays initialized (finalize() or exit ends it if
+// we own it) unless an exchange timed out inside it.
+void release_after_failure(detail::RuntimeState& state, const std::exception_ptr& failure) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const TimeoutError&) {
+    state.mpi_wedged = true;  // collectives still outstanding on world: do not touch it again
+    return;
+  } catch (...) {
+  }
+  free_comm(state.control);
+  free_comm(state.world);
 }
 
 }  // namespace
@@ -282,9 +305,7 @@ void init() {
   try {
     initialize(state);
   } catch (...) {
-    // Leave nothing half-made; MPI stays initialized (finalize() or exit ends it if we own it).
-    free_comm(state.control);
-    free_comm(state.world);
+    release_after_failure(state, std::current_exception());
     throw;
   }
   detail::g_hot.root.store(&detail::registry().root(), std::memory_order_relaxed);
@@ -303,7 +324,15 @@ void finalize() {
   // finalized MPI already, and then there is nothing left to free.
   if (detail::g_hot.initialized.exchange(false, std::memory_order_acq_rel)) {
     detail::g_hot.root.store(nullptr, std::memory_order_relaxed);
+    // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
+    delete detail::g_hot.host_barrier.exchange(nullptr, std::memory_order_acq_rel);
     detail::registry().release_all();
+  }
+  if (state.mpi_wedged) {
+    // A timed-out exchange left collectives outstanding: freeing or finalizing could block
+    // forever. The launcher ends the job when this process exits.
+    state.owns_mpi = false;
+    return;
   }
   free_comm(state.control);
   free_comm(state.world);
@@ -318,14 +347,75 @@ void abort_job(int exit_code) noexcept {
   std::_Exit(exit_code);
 }
 
+namespace {
+
+// Every instance's view with hostnames over `state.world`: collective, on request only.
+std::vector<InstanceView> gather_views(detail::RuntimeState& state, detail::JobExchange& exchange,
+                                       const detail::InstanceRecord& mine, const Topology& own) {
+  auto views = views_of(exchange.gather_records(mine), own, state.rank);
+  const auto names = exchange.gather_hostnames(host_name());
+  for (std::size_t i = 0; i < views.size(); ++i) views[i].hostname = names[i];
+  return views;
+}
+
+}  // namespace
+
 const std::vector<InstanceView>& instance_views() {
-  const auto& state = runtime_state();
-  if (state.views.empty()) detail::throw_not_initialized("instance_views");
+  detail::require_initialized("instance_views");
+  auto& state = runtime_state();
+  std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
+  if (state.views.empty()) {
+    const auto& own = topology();
+    auto local = LocalOutcome{own, detail::make_record(own), nullptr, {}, {}};
+    detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(state.default_timeout));
+    exchange.split_hosts(local.record);
+    state.views = gather_views(state, exchange, local.record, own);
+  }
   return state.views;
+}
+
+JobSurvey survey_job() {
+  auto& state = runtime_state();
+  std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
+  const bool was_initialized = detail::g_hot.initialized.load(std::memory_order_acquire);
+  if (!was_initialized) {
+    try {
+      (void)topology();  // before MPI_Init, as in init()
+    } catch (const Error&) {
+    }
+    if (state.world == MPI_COMM_NULL) start_mpi(state);
+  }
+  // popdist's own communicators exist only for the survey when popdist is not initialized.
+  struct Release {
+    detail::RuntimeState& state;
+    bool release;
+    ~Release() {
+      if (release && !state.mpi_wedged) {
+        free_comm(state.control);
+        free_comm(state.world);
+      }
+    }
+  } release{state, !was_initialized};
+  auto local = check_locally(state);
+  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(timeout_for_init()));
+  detail::ScreenVerdict verdict;
+  std::vector<std::string> warnings;
+  JobSurvey survey;
+  try {
+    const Topology refined = was_initialized ? topology() : exchange_and_refine(exchange, local, verdict, warnings);
+    if (was_initialized) exchange.split_hosts(local.record);
+    survey.views = gather_views(state, exchange, local.record, refined);
+  } catch (const TimeoutError&) {
+    state.mpi_wedged = true;
+    throw;
+  }
+  survey.check = check_job(survey.views);
+  return survey;
 }
 
 std::vector<ReplicaRange> replica_ranges() {
   const auto& state = runtime_state();
+  // init() gathered them when the replicas are not uniform; otherwise they are derived below.
   if (!state.ranges.empty()) return state.ranges;
   const auto& own = topology();
   if (!own.uniform_replicas_per_instance) {

@@ -16,13 +16,23 @@
 namespace popdist::detail {
 
 struct Entry;
+class HostBarrier;
 
-/// What synchronize()'s hot path reads, as constant-initialized globals (no function-local
-/// static guard, no call): set by init() and finalize() only.
+/// The process-wide hot-path state: what synchronize()'s hot path reads, as constant-initialized
+/// globals (no function-local static guard, no call). The rules for who may touch it:
+///   - `initialized`, `root`, `has_default_timeout`: written by init() and finalize() only, under
+///     the runtime's lifecycle mutex; read by anyone (acquire on `initialized` first).
+///   - `host_barrier`: made on the first untimed synchronize() over all instances (a collective
+///     moment: every instance is there), under `host_barrier_mutex`; deleted by finalize() only.
+///     Read by the hot path with one acquire load.
+/// Nothing else belongs here: state that is not read on every synchronize lives in RuntimeState
+/// or in the registry.
 struct HotState {
   std::atomic<bool> initialized{false};      ///< between a successful init() and finalize()
   std::atomic<Entry*> root{nullptr};         ///< the registry's root scope
   std::atomic<bool> has_default_timeout{false};  ///< POPDIST_SYNC_TIMEOUT is set
+  std::atomic<HostBarrier*> host_barrier{nullptr};  ///< the root scope's host-aware barrier
+  std::mutex host_barrier_mutex;
 };
 inline HotState g_hot;
 
@@ -41,8 +51,13 @@ struct RuntimeState {
   int size = 1;
   int tag_ub = 32767;                      ///< MPI_TAG_UB of the world communicator
   std::optional<double> default_timeout;   ///< POPDIST_SYNC_TIMEOUT, parsed by init()
-  std::vector<InstanceView> views;         ///< every instance's view, by instance index
-  std::vector<ReplicaRange> ranges;        ///< every instance's replica range
+  /// An exchange timed out with collectives still outstanding on popdist's communicators: MPI
+  /// cannot be finalized cleanly any more, so finalize() leaves MPI alone (the launcher ends the
+  /// job when this process exits).
+  bool mpi_wedged = false;
+  std::vector<InstanceView> views;         ///< every instance's view, gathered on request
+  /// Every instance's replica range: derived under uniform replicas, else gathered by init().
+  std::vector<ReplicaRange> ranges;
 };
 
 RuntimeState& runtime_state();

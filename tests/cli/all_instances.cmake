@@ -48,13 +48,22 @@ popdist_all_test(all.nonuniform_replicas RANKS 2
                   : -np 1 env ${nonuniform} POPDIST_NUM_LOCAL_REPLICAS=3 POPDIST_REPLICA_INDEX_OFFSET=1
                     ${popdist} topology --all --json)
 
-# --- errors reach every instance: exit 3, the message on stderr, no document on stdout
-popdist_all_test(all.instances_disagree RANKS 2 STATUS 3 NO_STDOUT
-  STDERR "popdist topology: error: .*total number of replicas" "instance 0 says 2" "instance 1 says 3"
+# --- a job that breaks the cross-instance rules is still shown: every instance's view and the
+# job check's findings (the same check init() runs), exit 3
+popdist_all_test(all.instances_disagree RANKS 2 STATUS 3
+  STDOUT "the instances disagree about the total number of replicas" "instance 0 says 2" "instance 1 says 3"
+         "\"num_instances\": 2"
+  STDERR "popdist topology: error: the job breaks the cross-instance rules"
   COMMAND ${mpirun} -np 1 env POPDIST_NUM_TOTAL_REPLICAS=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=0
                     POPDIST_REPLICA_INDEX_OFFSET=0 ${popdist} topology --all --json
                   : -np 1 env POPDIST_NUM_TOTAL_REPLICAS=3 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=0
                     POPDIST_REPLICA_INDEX_OFFSET=1 ${popdist} topology --all --json)
+popdist_all_test(all.replicas_untiled RANKS 2 STATUS 3
+  STDOUT "replicas 0-1 driven by both instance 0 .replicas .0, 2.. and instance 1" "replicas 2-3 driven by no instance"
+  COUNT "1:popdist topology: 2 instances"
+  COMMAND ${mpirun} -np 2 env POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_NUM_TOTAL_REPLICAS=4
+                    POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=0 POPDIST_REPLICA_INDEX_OFFSET=0 ${popdist} topology --all)
+# --- an instance that cannot even detect its topology: exit 3, its message on stderr
 popdist_all_test(all.bad_environment_on_one_instance RANKS 2 STATUS 3 NO_STDOUT
   # Instance 1's own message, and instance 0 told that instance 1 failed (nobody left waiting).
   STDERR "^popdist topology: error: POPDIST_NUM_LOCAL_REPLICAS='x'" "^popdist topology: error: .*instance 1 failed"

@@ -1,5 +1,6 @@
 // `popdist topology --all`'s view of the job, from hand-made instance views: hosts grouped by
-// host index, and every kind of anomaly named with the instances and values involved.
+// host index, and every kind of finding of the job check named with the instances and values
+// involved. Errors (which init() refuses) and warnings alike are listed as anomalies.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -102,13 +103,15 @@ TEST_CASE("instances that disagree on a job-wide value are named with their valu
     auto views = job({4});
     views[3].topology.num_total_replicas = 6;
     const auto summary = summarize_job(views);
-    CHECK(mentions(summary, "instances disagree on num_total_replicas: 4 (instances 0-2), 6 (instance 3)"));
+    CHECK(mentions(summary, "the instances disagree about the total number of replicas (POPDIST_NUM_TOTAL_REPLICAS): instances 0-2 say 4; "
+                            "instance 3 says 6"));
   }
   SECTION("devices per replica") {
     auto views = job({2, 2}, 1, 2);
     views[1].topology.ipus_per_replica = 4;
     views[2].topology.ipus_per_replica = 4;
-    CHECK(mentions(summarize_job(views), "instances disagree on ipus_per_replica: 2 (instances 0, 3), 4 (instances 1-2)"));
+    CHECK(mentions(summarize_job(views), "the number of devices per replica (POPDIST_NUM_IPUS_PER_REPLICA): instances 0, 3 say 2; "
+                                         "instances 1-2 say 4"));
   }
   SECTION("launcher") {
     auto views = job({2});
@@ -123,14 +126,16 @@ TEST_CASE("instances that disagree on a job-wide value are named with their valu
   SECTION("the number of instances") {
     auto views = job({3});
     views[2].topology.num_instances = 4;
-    CHECK(mentions(summarize_job(views), "instance 2 counts 4 instances but 3 reported a view"));
+    CHECK(mentions(summarize_job(views), "instance 2 (MPI rank 2) counts 4 instances but MPI has 3 processes"));
   }
 }
 
 TEST_CASE("a view at the wrong position is reported", "[job]") {
   auto views = job({2});
   views[1].topology.instance_index = 0;
-  CHECK(mentions(summarize_job(views), "the view gathered at position 1 reports instance index 0"));
+  CHECK(mentions(summarize_job(views), "MPI ranks 0, 1 all claim instance index 0"));
+  views[0].topology.instance_index = 1;
+  CHECK(mentions(summarize_job(views), "MPI rank 0 is instance 1"));
 }
 
 TEST_CASE("replica ranges must tile 0..total-1", "[job]") {
@@ -154,7 +159,7 @@ TEST_CASE("replica ranges must tile 0..total-1", "[job]") {
     auto views = job({3}, 2);
     views[2].topology.replica_index_offset = 3;  // [3,5) overlaps instance 1's [2,4)
     const auto summary = summarize_job(views);
-    CHECK(mentions(summary, "replica 3 driven by both instance 1 and instance 2"));
+    CHECK(mentions(summary, "replica 3 driven by both instance 1 (replicas [2, 4)) and instance 2 (replicas [3, 5))"));
     CHECK(mentions(summary, "replica 5 driven by no instance"));
   }
   SECTION("beyond the total") {
@@ -232,5 +237,17 @@ TEST_CASE("the job's JSON lists hosts, instances with hostname, and anomalies", 
   CHECK(text.find("\"num_instances\": 2") != std::string::npos);
   CHECK(text.find("\"num_hosts\": 2") != std::string::npos);
   CHECK(text.find("\"hostname\": \"h1\"") != std::string::npos);
-  CHECK(text.find("\"anomalies\": [\n    \"instances disagree on num_total_replicas") != std::string::npos);
+  CHECK(text.find("\"anomalies\": [\n    \"the instances disagree about the total number of replicas") != std::string::npos);
+}
+
+TEST_CASE("only broken rules are errors: odd host layouts are warnings", "[job]") {
+  auto untiled = job({2}, 2);
+  untiled[1].topology.replica_index_offset = 1;
+  CHECK(summarize_job(untiled).has_errors);
+  auto miscounted = job({2});
+  miscounted[1].topology.num_local_instances = 3;
+  const auto summary = summarize_job(miscounted);
+  CHECK(mentions(summary, "instance 1 counts 3 local instances"));
+  CHECK_FALSE(summary.has_errors);
+  CHECK_FALSE(summarize_job(job({2, 2})).has_errors);
 }

@@ -2,7 +2,8 @@
 // Every instance must raise from init() (a popdist::Error whose message contains argv[1]):
 // the instance whose own environment is bad its own error, the others a TopologyError naming
 // it -- and nobody hangs. With a second argument "views", the failure is a cross-instance one:
-// every instance's gathered view must still be available (for `popdist topology --all`).
+// survey_job() (what `popdist topology --all` uses) must still show every instance's view, with
+// the same error among the job check's findings.
 #include "fault_main_support.hpp"
 
 using namespace popdist_test;
@@ -31,13 +32,12 @@ int main(int argc, char** argv) {
   verdict.check(contains(message, expected), "the error names '" + expected + "': " + message);
   verdict.check(!popdist::is_initialized(), "not initialized after a failed init()");
   if (argc == 3) {
-    std::size_t views = 0;
-    try {
-      views = popdist::instance_views().size();
-    } catch (const popdist::UsageError&) {
-      views = 0;
-    }
-    verdict.check(views == static_cast<std::size_t>(popdist::num_instances()), "every instance's view is kept");
+    const auto survey = popdist::survey_job();
+    verdict.check(survey.views.size() == static_cast<std::size_t>(popdist::num_instances()),
+                  "survey_job() shows every instance's view");
+    verdict.check(contains(survey.check.errors_text(), expected),
+                  "survey_job()'s findings name '" + expected + "': " + survey.check.errors_text());
+    verdict.check(!popdist::is_initialized(), "survey_job() leaves popdist uninitialized");
   }
   return verdict.finish("init fault case");
 }

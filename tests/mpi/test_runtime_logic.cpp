@@ -1,22 +1,24 @@
-// The pure logic of the runtime, tested without MPI: init()'s cross-instance checks, the host
+// The pure logic of the runtime, tested without MPI: the job check and init()'s screen, the host
 // layout from the shared-memory split, participant validation, POPDIST_SYNC_TIMEOUT, tags and
 // the handshake's encoding.
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "popdist/error.hpp"
+#include "popdist/job_check.hpp"
 #include "runtime/handshake.hpp"
 #include "runtime/instance_record.hpp"
+#include "runtime/job_exchange.hpp"
 #include "runtime/instance_sets.hpp"
 #include "error_message.hpp"
 
 using popdist::detail::InstanceRecord;
 
 namespace {
-
-const auto topology_error_of = [](auto&& call) { return popdist_test::error_message_of<popdist::TopologyError>(call); };
 
 // n instances, `local` replicas each, uniform.
 std::vector<InstanceRecord> uniform_job(int n, int local = 1) {
@@ -33,78 +35,134 @@ std::vector<InstanceRecord> uniform_job(int n, int local = 1) {
   return records;
 }
 
+// The views init() checks, rebuilt from records as it does.
+std::vector<popdist::InstanceView> views_of(const std::vector<InstanceRecord>& records) {
+  const auto placements = popdist::detail::host_placements(records);
+  std::vector<popdist::InstanceView> views;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    views.push_back({popdist::detail::topology_of(records[i], placements[i]), "h"});
+  }
+  return views;
+}
+
+std::string errors_of(const std::vector<InstanceRecord>& records) { return popdist::check_job(views_of(records)).errors_text(); }
+
+// What the screen of init()'s exchange concludes for these records: the reductions computed
+// here by hand, as MPI_Exscan and MPI_Allreduce(MAX) compute them.
+popdist::detail::ScreenVerdict screen_of(const std::vector<InstanceRecord>& records) {
+  popdist::detail::ScreenVector reduced;
+  reduced.fill(std::numeric_limits<std::int64_t>::min());
+  std::int64_t before = 0;
+  const auto n = static_cast<int>(records.size());
+  for (int rank = 0; rank < n; ++rank) {
+    const auto& r = records[static_cast<std::size_t>(rank)];
+    popdist::detail::ScreenInput input;
+    input.failed = r.failed != 0;
+    input.rank = rank;
+    input.size = n;
+    input.replicas_before = before;
+    input.offset = r.replica_index_offset;
+    input.local = r.num_local_replicas;
+    input.total = r.num_total_replicas;
+    input.ipus = r.ipus_per_replica;
+    input.uniform = r.has(InstanceRecord::Uniform);
+    const auto mine = popdist::detail::screen_contribution(input);
+    for (std::size_t k = 0; k < reduced.size(); ++k) reduced[k] = std::max(reduced[k], mine[k]);
+    before += input.failed ? 0 : r.num_local_replicas;
+  }
+  return popdist::detail::screen_verdict(reduced);
+}
 
 }  // namespace
 
-TEST_CASE("Runtime.logic: consistent jobs pass the cross-instance checks", "[logic]") {
+TEST_CASE("Runtime.logic: consistent jobs pass the job check and the screen", "[logic]") {
   for (int n = 1; n <= 6; ++n) {
     for (int local = 1; local <= 3; ++local) {
-      CHECK_NOTHROW(popdist::detail::check_records(uniform_job(n, local)));
+      const auto records = uniform_job(n, local);
+      CHECK(errors_of(records).empty());
+      const auto verdict = screen_of(records);
+      CHECK_FALSE(verdict.amiss);
+      CHECK_FALSE(verdict.any_failed);
     }
   }
   // Non-uniform but tiled: 3 + 1 replicas.
   auto records = uniform_job(2);
   records[0].num_local_replicas = 3;
   records[1].replica_index_offset = 3;
-  for (auto& r : records) r.num_total_replicas = 4;
-  CHECK_NOTHROW(popdist::detail::check_records(records));
+  for (auto& r : records) {
+    r.num_total_replicas = 4;
+    r.flags &= ~InstanceRecord::Uniform;
+  }
+  CHECK(errors_of(records).empty());
+  CHECK_FALSE(screen_of(records).amiss);
+  CHECK_FALSE(screen_of(records).all_uniform);  // init() gathers the ranges then
+  // Tiled in another order than the instances': valid, but the screen sends it to the job check.
+  auto reversed = uniform_job(2);
+  reversed[0].replica_index_offset = 1;
+  reversed[1].replica_index_offset = 0;
+  CHECK(errors_of(reversed).empty());
+  CHECK(screen_of(reversed).amiss);
 }
 
 TEST_CASE("Runtime.logic: disagreements name the instances and values", "[logic]") {
   auto totals = uniform_job(3);
   totals[1].num_total_replicas = 5;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(totals); }),
-             Catch::Contains("total number of replicas") && Catch::Contains("instances 0, 2 say 3") &&
-                 Catch::Contains("instance 1 says 5"));
+  CHECK_THAT(errors_of(totals), Catch::Contains("total number of replicas") && Catch::Contains("instances 0, 2 say 3") &&
+                                    Catch::Contains("instance 1 says 5"));
+  CHECK(screen_of(totals).amiss);
 
   auto devices = uniform_job(2);
   devices[0].ipus_per_replica = 2;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(devices); }),
-             Catch::Contains("devices per replica") && Catch::Contains("instance 0 says 2") &&
-                 Catch::Contains("instance 1 says 1"));
+  CHECK_THAT(errors_of(devices), Catch::Contains("devices per replica") && Catch::Contains("instance 0 says 2") &&
+                                     Catch::Contains("instance 1 says 1"));
+  CHECK(screen_of(devices).amiss);
 
   auto gap = uniform_job(3);
   gap[2].replica_index_offset = 2;
   gap[1].replica_index_offset = 3;
-  gap[1].num_local_replicas = 0 + 1;
   for (auto& r : gap) r.num_total_replicas = 4;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(gap); }),
-             Catch::Contains("replicas 1..1 belong to no instance"));
+  CHECK_THAT(errors_of(gap), Catch::Contains("do not tile 0..3: replica 1 driven by no instance"));
+  CHECK(screen_of(gap).amiss);
 
   auto overlap = uniform_job(2, 2);
   overlap[1].replica_index_offset = 1;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(overlap); }),
-             Catch::Contains("overlap") && Catch::Contains("instance 0 has replicas [0, 2)") &&
-                 Catch::Contains("instance 1 has replicas [1, 3)"));
+  CHECK_THAT(errors_of(overlap), Catch::Contains("replica 1 driven by both instance 0 (replicas [0, 2)) and instance 1 "
+                                                 "(replicas [1, 3))"));
+  CHECK(screen_of(overlap).amiss);
 
   auto short_of_total = uniform_job(2);
   for (auto& r : short_of_total) r.num_total_replicas = 5;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(short_of_total); }),
-             Catch::Contains("2 of 5 replicas are covered"));
+  CHECK_THAT(errors_of(short_of_total), Catch::Contains("replicas 2-4 driven by no instance"));
+  CHECK(screen_of(short_of_total).amiss);
 
   auto twice = uniform_job(3);
   twice[2].instance_index = 1;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(twice); }),
-             Catch::Contains("not a permutation") && Catch::Contains("MPI ranks 1, 2 all claim instance index 1"));
+  CHECK_THAT(errors_of(twice), Catch::Contains("not a permutation") && Catch::Contains("MPI ranks 1, 2 all claim instance index 1"));
 
   auto swapped = uniform_job(2);
   swapped[0].instance_index = 1;
   swapped[1].instance_index = 0;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(swapped); }),
-             Catch::Contains("MPI rank 0 is instance 1"));
+  CHECK_THAT(errors_of(swapped), Catch::Contains("MPI rank 0 is instance 1"));
 
   auto count = uniform_job(2);
   count[1].num_instances = 3;
-  CHECK_THAT(topology_error_of([&] { popdist::detail::check_records(count); }),
-             Catch::Contains("MPI rank 1 counts 3 instances but MPI has 2"));
+  CHECK_THAT(errors_of(count), Catch::Contains("instance 1 (MPI rank 1) counts 3 instances but MPI has 2"));
 }
 
-TEST_CASE("Runtime.logic: failed records are found", "[logic]") {
+TEST_CASE("Runtime.logic: failed instances are found, the lowest named by the screen", "[logic]") {
   auto records = uniform_job(4);
-  records[3] = popdist::detail::make_failed_record("popdist::EnvironmentError", std::string(5000, 'x'));
-  records[1] = popdist::detail::make_failed_record("E", "bad");
+  records[3] = popdist::detail::make_failed_record();
+  records[1] = popdist::detail::make_failed_record();
   CHECK(popdist::detail::failed_ranks(records) == std::vector<int>{1, 3});
-  CHECK(std::string(records[3].error).size() == sizeof records[3].error - 1);  // truncated, terminated
+  const auto verdict = screen_of(records);
+  CHECK(verdict.any_failed);
+  CHECK(verdict.lowest_failed == 1);
+  for (auto& r : records) r = popdist::detail::make_failed_record();
+  CHECK(screen_of(records).lowest_failed == 0);
+}
+
+TEST_CASE("Runtime.logic: the record init() may gather is compact", "[logic]") {
+  STATIC_REQUIRE(sizeof(InstanceRecord) <= 64);
 }
 
 TEST_CASE("Runtime.logic: host placement from the shared-memory split", "[logic]") {

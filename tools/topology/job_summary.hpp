@@ -1,7 +1,6 @@
 #pragma once
-// What `popdist topology --all` knows about the job once every instance's view is gathered:
-// the views, the hosts they form, and the anomalies among them. Pure logic (no MPI), so every
-// anomaly can be tested with hand-made views.
+// What `popdist topology --all` prints about the job: the gathered views, the hosts they form,
+// and the findings of the one job check (popdist/job_check.hpp, also run by init()).
 
 #include <optional>
 #include <string>
@@ -12,27 +11,21 @@
 namespace popdist::cli::topology_cmd {
 
 /// One host and the instances running on it.
-struct HostSummary {
-  std::string hostname;           ///< as the instances reported it (may be empty when unknown)
-  std::optional<int> host_index;  ///< std::nullopt when no instance on it knows its index
-  std::vector<int> instances;     ///< ascending instance indices
-};
+using HostSummary = JobHost;
 
 /// The job as instance 0 prints it.
 struct JobSummary {
   std::vector<InstanceView> instances;  ///< by position in the gather (== instance index when sane)
   std::vector<HostSummary> hosts;       ///< ascending host index (unknown indices last, by hostname)
-  std::vector<std::string> anomalies;   ///< disagreements between the views; empty for a sane job
+  std::vector<std::string> anomalies;   ///< the job check's findings (errors first); empty for a sane job
+  bool has_errors = false;              ///< some finding breaks DESIGN.md 3.3: init() refuses this job
 };
 
-/// Groups `views` by host and looks for anomalies: an instance whose index differs from its
-/// position; instances that disagree on the launcher, the number of instances, the total
-/// replicas, devices per replica or uniformity; replica ranges that leave gaps or overlap; a
-/// host whose local instance indices are not 0..n-1 or whose instances miscount themselves; one
-/// hostname with several host indices (or the reverse); host indices that are not 0..hosts-1.
+/// The job check over `views`, for printing.
 [[nodiscard]] JobSummary summarize_job(std::vector<InstanceView> views);
+/// The same from a survey that already ran the check.
+[[nodiscard]] JobSummary summarize_survey(JobSurvey survey);
 
-/// "0-2, 5, 7-8": ascending indices with runs collapsed (the input need not be sorted).
-[[nodiscard]] std::string format_index_list(std::vector<int> indices);
+using popdist::format_index_list;
 
 }  // namespace popdist::cli::topology_cmd

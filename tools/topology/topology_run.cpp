@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "job_summary.hpp"
+#include "popdist/job_check.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/runtime.hpp"
@@ -28,19 +29,23 @@ int print_this_instance(const TopologyOptions& options, std::istream& in, std::o
   return exit_ok;
 }
 
-int print_job(const TopologyOptions& options, std::ostream& out) {
-  // init() detects before MPI_Init_thread (which adds variables of its own), checks the
-  // instances against each other and against MPI (the same TopologyError on every instance when
-  // they disagree) and gathers every instance's view with one allgather.
-  init();
+int print_job(const TopologyOptions& options, std::ostream& out, std::ostream& err) {
+  // survey_job() detects before MPI_Init_thread (which adds variables of its own), gathers every
+  // instance's view and runs the job check -- the same check init() runs -- returning its
+  // findings instead of throwing them, so that the job can be shown even when it is broken.
+  const JobSummary job = summarize_survey(survey_job());
   if (topology().instance_index == 0) {
-    const JobSummary job = summarize_job(instance_views());
     out << (options.json ? job_to_json(job) + "\n" : job_report(job)) << std::flush;
+    if (job.has_errors) {
+      err << "popdist topology: error: the job breaks the cross-instance rules (see the anomalies above); init() "
+             "refuses it\n"
+          << std::flush;
+    }
   }
-  // The other instances print nothing. finalize() frees popdist's communicators and ends MPI
-  // (it would also run at exit; explicit here so that MPI is down before main returns).
+  // The other instances print nothing, and reach the same verdict from the same views.
+  // finalize() ends MPI (it would also run at exit; explicit so that MPI is down before main returns).
   finalize();
-  return exit_ok;
+  return job.has_errors ? exit_invalid_environment : exit_ok;
 }
 
 }  // namespace
@@ -60,7 +65,7 @@ int run_topology(const TopologyOptions& options, std::istream& in, std::ostream&
       // for callers that fill TopologyOptions themselves.
       return fail(exit_usage_error, "--all gathers the live instances of a job and cannot read --env-file");
     }
-    return options.all ? print_job(options, out) : print_this_instance(options, in, out);
+    return options.all ? print_job(options, out, err) : print_this_instance(options, in, out);
   } catch (const UsageError& e) {
     return fail(exit_usage_error, e.what());
   } catch (const EnvironmentError& e) {

@@ -1,0 +1,37 @@
+#pragma once
+// A deadline for a blocking protocol step (POPDIST_SYNC_TIMEOUT or an explicit timeout), and
+// the one polling wait on MPI requests that honours it (DESIGN.md 5, "Timeouts").
+
+#include <mpi.h>
+
+#include <chrono>
+#include <optional>
+#include <vector>
+
+namespace popdist::detail {
+
+class Deadline {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// No deadline: waits are plain MPI waits.
+  Deadline() = default;
+  /// `seconds` from now (bounded to ~30 years so the clock arithmetic cannot overflow); none
+  /// when `seconds` is empty.
+  static Deadline after(std::optional<double> seconds);
+
+  [[nodiscard]] bool bounded() const noexcept { return seconds_.has_value(); }
+  [[nodiscard]] double seconds() const noexcept { return seconds_.value_or(0); }
+  [[nodiscard]] bool passed() const noexcept { return bounded() && Clock::now() >= at_; }
+
+ private:
+  std::optional<double> seconds_;
+  Clock::time_point at_{};
+};
+
+/// Waits for every request to complete. Unbounded: MPI_Waitall. Bounded: polls MPI_Testall
+/// (spin, then yield, then sleep between polls, so that an oversubscribed machine still runs
+/// the processes we wait for) and returns false once the deadline passes with requests still
+/// outstanding (they stay active: the caller decides what becomes of them).
+[[nodiscard]] bool wait_all(std::vector<MPI_Request>& requests, const Deadline& deadline, const char* function);
+
+}  // namespace popdist::detail
