@@ -9,6 +9,7 @@
 #include <climits>
 #include <ctime>
 
+#include <memory>
 #include <new>
 
 #include "popdist/error.hpp"
@@ -60,19 +61,28 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank) {
   check_mpi(MPI_Comm_size(shared_comm_, &local_count_), "MPI_Comm_size");
   // The leader (local rank 0) allocates the shared words; the others map them.
   void* base = nullptr;
-  const MPI_Aint bytes = local_rank_ == 0 ? static_cast<MPI_Aint>(sizeof(Shared)) : 0;
+  // MPI only promises the window's base the alignment of its displacement unit: room for moving
+  // the words up to their 64-byte (cache line) alignment.
+  const MPI_Aint bytes = local_rank_ == 0 ? static_cast<MPI_Aint>(sizeof(Shared) + alignof(Shared) - 1) : 0;
   check_mpi(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared_comm_, &base, &window_),
             "MPI_Win_allocate_shared");
   MPI_Aint size = 0;
   int unit = 0;
   check_mpi(MPI_Win_shared_query(window_, 0, &size, &unit, &base), "MPI_Win_shared_query");
+  // The leader places the words at the first aligned address of its mapping; the others may map
+  // the window elsewhere, so they take the leader's offset (broadcast below), not their own.
+  int offset = 0;
   if (local_rank_ == 0) {
-    shared_ = new (base) Shared{};
+    void* aligned = base;
+    std::size_t room = static_cast<std::size_t>(bytes);
+    if (std::align(alignof(Shared), sizeof(Shared), aligned, room) == nullptr) {
+      check_mpi(MPI_ERR_NO_MEM, "MPI_Win_allocate_shared (no room to align the shared words)");
+    }
+    offset = static_cast<int>(static_cast<char*>(aligned) - static_cast<char*>(base));
+    shared_ = new (aligned) Shared{};
     shared_->arrived.store(0, std::memory_order_relaxed);
     shared_->generation.store(0, std::memory_order_relaxed);
     shared_->sleepers.store(0, std::memory_order_relaxed);
-  } else {
-    shared_ = static_cast<Shared*>(base);
   }
   check_mpi(MPI_Comm_split(world, local_rank_ == 0 ? 0 : MPI_UNDEFINED, world_rank, &leaders_), "MPI_Comm_split");
   if (leaders_ != MPI_COMM_NULL) {
@@ -81,7 +91,10 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank) {
   }
   // Every instance learns whether the job spans hosts (non-leaders do not hold the communicator),
   // and nobody touches the words before the leader has constructed them.
-  check_mpi(MPI_Bcast(&leaders_size_, 1, MPI_INT, 0, shared_comm_), "MPI_Bcast");
+  int from_leader[2] = {leaders_size_, offset};
+  check_mpi(MPI_Bcast(from_leader, 2, MPI_INT, 0, shared_comm_), "MPI_Bcast");
+  leaders_size_ = from_leader[0];
+  if (local_rank_ != 0) shared_ = reinterpret_cast<Shared*>(static_cast<char*>(base) + from_leader[1]);
 }
 
 HostBarrier::~HostBarrier() {

@@ -91,9 +91,12 @@ if MPIRUN is None:
     pytestmark.append(pytest.mark.skip(reason="mpirun (Open MPI) is not on PATH"))
 
 
-def test_lightning_under_popdist_run(tmp_path):
+# Under `popdist run` nothing sets RANK; under mpirun only OMPI_* do: in both, Lightning must learn
+# every rank from PopdistEnvironment (one checkpoint writer, the others silent).
+@pytest.mark.parametrize("launch", [popdist_run_argv, mpirun_argv], ids=["popdist_run", "mpirun"])
+def test_lightning(tmp_path, launch):
     pytest.importorskip("lightning", reason="popdist.lightning needs Lightning (pip install lightning)")
-    result = run(popdist_run_argv(2, *python("lightning_checks.py", tmp_path)), timeout=240)
+    result = run(launch(2, *python("lightning_checks.py", tmp_path)), timeout=240)
     found = reports(tmp_path, result, 2)
     assert result.returncode == 0, result.stderr
     for index, r in found.items():

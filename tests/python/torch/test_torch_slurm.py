@@ -25,3 +25,23 @@ def test_srun_two_nodes(tmp_path):
     assert result.returncode == 0, result.stderr
     assert {r["launcher"] for r in found.values()} == {"slurm"}
     check_job(found, 2)
+
+
+@pytest.mark.skipif(os.environ.get("POPDIST_SLURM_CLUSTER") != "1",
+                    reason="needs the Slurm testbed cluster: run by CTest as torch.slurm (label slurm)")
+@pytest.mark.skipif(shutil.which("srun") is None, reason="srun (Slurm) is not on PATH")
+def test_lightning_srun_two_nodes(tmp_path):
+    # Lightning would read Slurm itself; with PopdistEnvironment the ranks come from popdist's slurm
+    # family, and instance 0 alone writes the checkpoint.
+    pytest.importorskip("lightning", reason="popdist.lightning needs Lightning (pip install lightning)")
+    result = run(["srun", "-N2", "-n2", "--ntasks-per-node=1", "--mpi=pmix", "--time=4",
+                  *python("lightning_checks.py", tmp_path)], timeout=300, SLURM_CONF=os.environ["SLURM_CONF"])
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    for index, r in found.items():
+        assert r["trainer_kwargs"] == {"devices": 1, "num_nodes": 2}
+        assert (r["global_rank"], r["world_size"], r["local_rank"], r["node_rank"]) == (index, 2, 0, index)
+        assert r["is_global_zero"] == (index == 0)
+    assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
+    checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
+    assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"
