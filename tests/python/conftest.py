@@ -8,9 +8,26 @@ Layout:
 
 import os
 
+import pytest
+
+from helpers import launcher_variables
+
 # The multi-rank suite only makes sense under a launcher; a plain `pytest` skips that directory.
 _LAUNCHED = any(name in os.environ for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
 collect_ignore = [] if _LAUNCHED else ["mpi"]
 if _LAUNCHED:
     # Under mpirun only the multi-rank suite runs (the others would start mpirun inside mpirun).
     collect_ignore += ["launch"]
+
+
+@pytest.fixture
+def env(monkeypatch):
+    """A clean environment (no launcher or POPDIST_* variable); returns a setter."""
+    for name in launcher_variables():
+        monkeypatch.delenv(name)
+
+    def set_vars(**variables):
+        for name, value in variables.items():
+            monkeypatch.setenv(name, str(value))
+
+    return set_vars

@@ -5,25 +5,12 @@ topology is detected once per process)."""
 
 import pytest
 
-from helpers import RAISES_SCRIPT, launcher_variables, run_json
+from helpers import RAISES_SCRIPT, run_json
 
 ORDINALS_SCRIPT = """
 import json, popdist
 print(json.dumps({"ordinals": popdist.getLocalDeviceOrdinals(), "dict": popdist.topology().to_dict()["device_id"]}))
 """
-
-
-@pytest.fixture
-def env(monkeypatch):
-    """A clean environment (no launcher or POPDIST_* variable); returns a setter."""
-    for name in launcher_variables():
-        monkeypatch.delenv(name)
-
-    def set_vars(**variables):
-        for name, value in variables.items():
-            monkeypatch.setenv(name, str(value))
-
-    return set_vars
 
 
 @pytest.mark.parametrize("local_replicas,ipus,devices", [(3, 1, 3), (1, 6, 6), (3, 2, 6), (5, 4, 20)])

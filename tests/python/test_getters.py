@@ -3,22 +3,9 @@ once per process): unlaunched defaults, PopRun variables, each launcher family, 
 
 import pytest
 
-from helpers import GETTERS_SCRIPT, RAISES_SCRIPT, launcher_variables, run_json
+from helpers import GETTERS_SCRIPT, RAISES_SCRIPT, run_json
 
 import popdist
-
-
-@pytest.fixture
-def env(monkeypatch):
-    """A clean environment (no launcher or POPDIST_* variable); returns a setter."""
-    for name in launcher_variables():
-        monkeypatch.delenv(name)
-
-    def set_vars(**variables):
-        for name, value in variables.items():
-            monkeypatch.setenv(name, str(value))
-
-    return set_vars
 
 
 def test_unlaunched_defaults_are_instance_0_of_1(env):
