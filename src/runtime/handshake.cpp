@@ -117,6 +117,18 @@ std::vector<char> encode(const HandshakeMessage& message) {
   return out;
 }
 
+namespace {
+/// Posts `message` to every instance of `to` except `me` (nonblocking: a peer that never receives
+/// it must not hold this instance up).
+template <class Instances>
+void send_to_others(const HandshakeMessage& message, const Instances& to, int me, MPI_Comm control) {
+  const auto bytes = encode(message);
+  for (const auto instance : to) {
+    if (instance != me) pending_sends().send(bytes, instance, kHandshakeTag, control);
+  }
+}
+}  // namespace
+
 HandshakeMessage decode(const std::vector<char>& bytes, int source) {
   Reader reader(bytes, source);
   HandshakeMessage message;
@@ -146,10 +158,7 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
   notice.set = mine;
   notice.other_set = theirs;
   notice.text = text;
-  const auto bytes = encode(notice);
-  for (const auto instance : everyone) {
-    if (instance != me) pending_sends().send(bytes, instance, kHandshakeTag, control);
-  }
+  send_to_others(notice, everyone, me, control);
   throw UsageError(text);
 }
 
@@ -166,10 +175,7 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
   notice.set = members;
   notice.other_set = absent;
   notice.text = text;
-  const auto bytes = encode(notice);
-  for (const auto member : members) {
-    if (member != me) pending_sends().send(bytes, member, kHandshakeTag, control);
-  }
+  send_to_others(notice, members, me, control);
   throw TimeoutError(text, absent);
 }
 
@@ -225,10 +231,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   hello.kind = HandshakeMessage::Hello;
   hello.set = members;
   hello.id = id;
-  const auto bytes = encode(hello);
-  for (const auto member : members) {
-    if (member != me) pending_sends().send(bytes, member, kHandshakeTag, control);
-  }
+  send_to_others(hello, members, me, control);
 
   // Takes one handshake message if one is there (false when none): a matched probe (MPI-3) so
   // that receiving is race-free even with MPI_THREAD_MULTIPLE; polling (not a blocking probe) so
