@@ -63,3 +63,16 @@ except Exception as error:
 else:
     print(json.dumps({{"type": None}}))
 """
+
+
+# Open MPI as every job the suites start needs it (as cmake/PopdistTesting.cmake's
+# popdist_mpi_environment()): root permission, yield when oversubscribed, loopback only, no cm.
+MPI_ENVIRONMENT = {
+    "OMPI_ALLOW_RUN_AS_ROOT": "1",
+    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+    "OMPI_MCA_mpi_yield_when_idle": "1",
+    "OMPI_MCA_btl_tcp_if_include": "lo",
+    "OMPI_MCA_oob_tcp_if_include": "lo",
+    "OMPI_MCA_pml": "^cm",
+    "OMPI_MCA_rmaps_base_oversubscribe": "1",
+}

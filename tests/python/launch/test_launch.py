@@ -13,18 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from helpers import MPI_ENVIRONMENT
+
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 MPIRUN = shutil.which("mpirun")
-MPI_ENVIRONMENT = {  # as cmake/PopdistTesting.cmake's popdist_mpi_environment()
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
-    "OMPI_MCA_btl_tcp_if_include": "lo",
-    "OMPI_MCA_oob_tcp_if_include": "lo",
-    "OMPI_MCA_pml": "^cm",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-}
 
 pytestmark = [pytest.mark.mpirun, pytest.mark.skipif(MPIRUN is None, reason="mpirun (Open MPI) is not on PATH")]
 

@@ -13,20 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import MPI_ENVIRONMENT
+
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
 MPIRUN = shutil.which("mpirun")
 
-# Open MPI as every test here needs it (as cmake/PopdistTesting.cmake's popdist_mpi_environment()).
-MPI_ENVIRONMENT = {
-    "OMPI_ALLOW_RUN_AS_ROOT": "1",
-    "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-    "OMPI_MCA_mpi_yield_when_idle": "1",
-    "OMPI_MCA_btl_tcp_if_include": "lo",
-    "OMPI_MCA_oob_tcp_if_include": "lo",
-    "OMPI_MCA_pml": "^cm",
-    "OMPI_MCA_rmaps_base_oversubscribe": "1",
-}
 # Launcher identities and a user's rendezvous variables: the test decides them.
 FOREIGN_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_")
 FOREIGN_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT")
