@@ -1,45 +1,69 @@
-// The timed barrier protocol, per round (each round has a per-set sequence number). Each member
-// keeps a GAVE_UP(set hash, seq) receive from any member posted for the set (from its first
-// timed round on, and again after a notice that turns out to be another set's); then:
+// The timed barrier protocol. Each round (each has a per-set sequence number) is a dissemination
+// barrier over the positions of the sorted members: ceil(log2 k) steps; at step s a member sends
+// ARRIVED(hash, seq) to the member 2^s positions after it and waits for the one from the member
+// 2^s positions before it, and sends step s+1 only once steps 0..s are in. After the last step
+// every member has heard, directly or through others, of every member's arrival: O(log k)
+// messages per member and O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent
+// k - 1 messages from every member. (The partners of the steps are distinct, as 2^s < k; MPI's
+// non-overtaking order per source and tag keeps consecutive rounds apart; the payload's hash and
+// sequence are checked.)
 //
-//   1. it posts an Irecv for an ARRIVED(hash, seq) from every other member, then sends its own
-//      ARRIVED to every other member (non-blocking, from a buffer the set keeps);
+// Each member also keeps a GAVE_UP(set hash, seq) receive from any member posted for the set
+// (from its first timed round on, and again after a notice that turns out to be another set's).
+// A round:
+//
+//   1. it posts the ARRIVED receives of every step, then sends step 0 (non-blocking, from
+//      buffers the set keeps);
 //   2. it looks at the GAVE_UP receive (MPI_Test: one MPI progress pass, which also takes in
 //      whatever has arrived): a notice there means that members gave up waiting for us (we are
 //      the late one) or gave up on an earlier round that we completed (the race below), and the
-//      call fails at once, naming them. Looked at after our sends are out, so that the pass
+//      call fails at once, naming them. Looked at after our step 0 is out, so that the pass
 //      delays nobody;
 //   3. it polls one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and its own
-//      sends, until all ARRIVED messages are in, a GAVE_UP comes, or the deadline;
-//   4. on the deadline (or a GAVE_UP while members are still missing) it cancels the receives
-//      still outstanding (a receive that matched during the cancel counts as an arrival), sends
-//      GAVE_UP(hash, seq) to every other member, marks the set abandoned and throws TimeoutError
-//      naming the members that did not arrive;
-//   5. once all ARRIVED messages are in, a GAVE_UP reported by the same MPI_Testsome fails the
-//      call too, naming the members that gave up; and when this instance may have been the late
-//      one (it arrived more than the shortest timeout after its previous round over the set
-//      began, or this is its first), it makes a few more MPI progress passes looking for a
-//      GAVE_UP, so that a late arrival does not return as if everyone had met.
+//      sends, sending each next step as soon as the steps before it are in, until all steps are
+//      in, a GAVE_UP comes, or the deadline;
+//   4. on the deadline (or a GAVE_UP while steps are still missing) it fails: see "Naming the
+//      missing" below;
+//   5. once all steps are in, a GAVE_UP reported by the same MPI_Testsome fails the call too,
+//      naming the members that gave up; and when this instance may have been the late one (the
+//      late look below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a
+//      late arrival does not return as if everyone had met.
 //
-// GAVE_UP goes to every other member, not only to the missing ones: members still waiting for
-// the same late instance then fail instead of completing later, and a member that did complete
-// the round finds the notice at the start of its next timed round over the set.
+// Naming the missing. A dissemination barrier that stalls tells a member only which of its own
+// partners is silent, not who is missing: the partner may itself be waiting for someone. So the
+// failure path widens to a roll call, O(k) messages per member, paid only when something is
+// wrong: a member whose deadline passes, or that receives a GAVE_UP while it still waits, sends
+// GAVE_UP to every other member and then collects the GAVE_UPs of the others for a short grace
+// (half its timeout, between 50 ms and 1 s: long enough for members that are polling to answer
+// on a loaded machine, short enough to end the call soon after the timeout). Every member still
+// in the round answers, since the first notice makes it fail too; the members never heard from
+// are the ones that did not arrive, and are named on every member that did. A member that
+// arrives after the others gave up finds their notice at step 2 and fails naming them without
+// sending one, so it is named missing by the others, as it should be.
+//
+// The late look (step 5). Member p started this round after completing the previous one, which
+// needed our previous arrival, which came after our previous start; p gives up no sooner than
+// its timeout after its start. So if we arrived within the shortest of the members' timeouts of
+// our previous round's start, nobody can have given up on us before we arrived, and a
+// synchronize called in a loop never pays for the look. Each ARRIVED carries the shortest timeout
+// its sender has heard of in the round, so after the last step every member knows the shortest
+// of all.
 //
 // The remaining race (inherent to any timeout; it is the two-generals problem): a member that
 // arrives within microseconds of another's deadline can complete its round and look for GAVE_UP
 // before that member has sent it, and so return normally while the other raised TimeoutError.
 // The set is then abandoned on one side only; the survivor finds the GAVE_UP at its next timed
-// synchronize over the set (an untimed synchronize does not look, to stay a plain MPI_Barrier).
+// synchronize over the set (an untimed synchronize does not look, to stay a plain barrier).
 //
-// Why it is shaped for speed (the target: a timed synchronize within 1.5x an untimed one): the same
-// exchange written bare costs about one MPI_Barrier, and what made popdist's 4x slower was
-// around it: an MPI_Improbe for GAVE_UP in every poll iteration (each one a full MPI progress
-// pass), an explicit yield per iteration, and heap allocations per call. So the GAVE_UP receive
-// stays posted and is polled in the same MPI_Testsome as the rest; the buffers and requests
-// live in the set's TimedRounds; and the loop spins for its first microseconds (a barrier
-// between running processes completes in that time), yielding only after that so that an
-// oversubscribed machine still runs the members we wait for, and sleeping between polls once
-// the wait is long (a late member, a long timeout) so that it does not burn a core.
+// Why it is shaped for speed (the target: a timed synchronize within 1.3x MPI_Barrier): what
+// made an earlier version 4x slower was around the exchange: an MPI_Improbe for GAVE_UP in every
+// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, and heap
+// allocations per call. So the GAVE_UP receive stays posted and is polled in the same
+// MPI_Testsome as the rest; the buffers and requests live in the set's TimedRounds; and the loop
+// spins for its first microseconds (a barrier between running processes completes in that
+// time), yielding only after that so that an oversubscribed machine still runs the members we
+// wait for, and sleeping between polls once the wait is long (a late member, a long timeout) so
+// that it does not burn a core.
 //
 // Nothing here is a collective, so the job can still finalize after a timeout: unmatched
 // messages are left in MPI's queues, send requests are released at finalize, and finalize
@@ -53,6 +77,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -74,12 +99,17 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kSpinFor = std::chrono::microseconds(50);
 constexpr auto kYieldFor = std::chrono::milliseconds(10);
 constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);
-/// How many MPI progress passes (at most kLateNoticeGrace) step 5 makes looking for a GAVE_UP
+/// How many MPI progress passes (at most kLateNoticeGrace) the late look makes for a GAVE_UP
 /// when this instance may be the late one: a notice sent before we arrived is in this process's
 /// queues already and needs passes, not time (measured: one that step 2's pass missed was always
 /// found by the next pass). Few, since every first timed round over a set pays for them.
 constexpr int kLateNoticePasses = 8;
 constexpr auto kLateNoticeGrace = std::chrono::milliseconds(1);
+/// The roll call's grace, as a share of the call's timeout and within bounds (see the top).
+constexpr double kRollCallShare = 0.5;
+constexpr double kRollCallMinimum = 0.05;  ///< seconds
+constexpr double kRollCallMaximum = 1.0;   ///< seconds
+constexpr auto kRollCallPoll = std::chrono::microseconds(200);
 
 std::vector<char> bytes_of(const Round& round) {
   std::vector<char> bytes(sizeof round);
@@ -107,19 +137,15 @@ void post_gave_up_receive(const Entry& entry, TimedRounds& rounds, MPI_Comm cont
 /// The set's TimedRounds, made (and its GAVE_UP receive posted) on its first timed round.
 TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
   if (!entry.timed) {
-    std::vector<int> others;
-    for (const auto member : entry.members) {
-      if (member != me) others.push_back(member);
-    }
-    entry.timed = std::make_unique<TimedRounds>(std::move(others));
+    entry.timed = std::make_unique<TimedRounds>(entry.members, me);
     post_gave_up_receive(entry, *entry.timed, control);
   }
   return *entry.timed;
 }
 
-/// Receives the further GAVE_UP notices already queued for this set, after the posted receive
-/// took the first one (the failure path only, so probing is fine here), adding their senders.
-void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<int>& givers) {
+/// Receives the GAVE_UP notices already queued for this set that no posted receive took (the
+/// failure path only, so probing is fine here), adding their senders.
+void drain_gave_up(const Entry& entry, MPI_Comm control, std::set<int>& givers) {
   for (;;) {
     int flag = 0;
     MPI_Message matched = MPI_MESSAGE_NULL;
@@ -132,7 +158,7 @@ void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<int>& giver
       check_mpi(MPI_Mrecv(&notice, sizeof notice, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
     }
     // A notice for another set whose tag collides with ours is dropped (its hash differs).
-    if (notice.hash == entry.hash) givers.push_back(status.MPI_SOURCE);
+    if (notice.hash == entry.hash) givers.insert(status.MPI_SOURCE);
   }
 }
 
@@ -141,16 +167,13 @@ void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<int>& giver
 /// then not posted again, as the set is about to be abandoned here too. Empty for another set's
 /// notice whose tag collides with ours (its hash differs): the receive is posted again.
 std::vector<int> take_gave_up(const Entry& entry, TimedRounds& rounds, const MPI_Status& status, MPI_Comm control) {
-  std::vector<int> givers;
   if (rounds.gave_up_notice.hash != entry.hash) {
     post_gave_up_receive(entry, rounds, control);
-    return givers;
+    return {};
   }
-  givers.push_back(status.MPI_SOURCE);
+  std::set<int> givers{status.MPI_SOURCE};
   drain_gave_up(entry, control, givers);
-  std::sort(givers.begin(), givers.end());
-  givers.erase(std::unique(givers.begin(), givers.end()), givers.end());
-  return givers;
+  return {givers.begin(), givers.end()};
 }
 
 /// Whether a GAVE_UP has come (MPI_Test: one progress pass when it has not): its senders, or
@@ -188,22 +211,22 @@ class RoundInProgress {
 /// On every way out of a round (exceptions included): cancels the ARRIVED receives still
 /// posted, so that none of them takes the next round's message, and hands the sends still in
 /// flight (to a member that never came, or simply not yet done) to PendingSends, with a
-/// reference to their buffer.
+/// reference to their buffers.
 class RoundCleanup {
  public:
   explicit RoundCleanup(TimedRounds& rounds) : rounds_(rounds) {}
   RoundCleanup(const RoundCleanup&) = delete;
   RoundCleanup& operator=(const RoundCleanup&) = delete;
   ~RoundCleanup() {
-    for (std::size_t i = 0; i < rounds_.count(); ++i) {
-      auto& receive = rounds_.requests[i];
+    for (std::size_t step = 0; step < rounds_.steps; ++step) {
+      auto& receive = rounds_.requests[step];
       if (receive != MPI_REQUEST_NULL) {
         MpiLock lock;
         MPI_Cancel(&receive);
         MPI_Wait(&receive, MPI_STATUS_IGNORE);
         receive = MPI_REQUEST_NULL;
       }
-      auto& send = rounds_.requests[rounds_.send_index(i)];
+      auto& send = rounds_.requests[rounds_.send_index(step)];
       if (send != MPI_REQUEST_NULL) {
         pending_sends().adopt(send, rounds_.outgoing);
         send = MPI_REQUEST_NULL;
@@ -224,6 +247,52 @@ class RoundCleanup {
   throw TimeoutError(text, {me});
 }
 
+/// The failure path (step 4): tells every other member that this instance gives up, collects
+/// the others' notices for the roll call's grace, and throws TimeoutError naming the members
+/// never heard from. `givers`: the members whose notices came while this instance still waited.
+[[noreturn]] void roll_call_and_fail(Entry& entry, TimedRounds& rounds, const Round& mine, std::vector<int> givers,
+                                     double seconds, MPI_Comm control) {
+  const auto notice = bytes_of(Round{mine.hash, mine.sequence, seconds});
+  for (const auto other : rounds.others) pending_sends().send(notice, other, entry.gave_up_tag, control);
+
+  std::set<int> heard(givers.begin(), givers.end());
+  const auto grace = std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum);
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+  while (heard.size() < rounds.others.size() && Clock::now() < until) {
+    // The posted receive takes the first notice that comes; the others wait in MPI's queue for
+    // the probe. Once the posted one has completed, it is not posted again.
+    if (rounds.gave_up_request() != MPI_REQUEST_NULL) {
+      int flag = 0;
+      MPI_Status status;
+      {
+        MpiLock lock;
+        check_mpi(MPI_Test(&rounds.gave_up_request(), &flag, &status), "MPI_Test");
+      }
+      if (flag != 0 && rounds.gave_up_notice.hash == entry.hash) heard.insert(status.MPI_SOURCE);
+    }
+    drain_gave_up(entry, control, heard);
+    if (heard.size() < rounds.others.size()) std::this_thread::sleep_for(kRollCallPoll);
+  }
+  std::vector<int> missing;
+  for (const auto other : rounds.others) {
+    if (heard.count(other) == 0) missing.push_back(other);
+  }
+  const auto how = givers.empty()
+                       ? fmt::format("timed out after {} s", seconds)
+                       : fmt::format("failed (instance{} {} gave up waiting first; this call's timeout: {} s)",
+                                     givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), seconds);
+  const auto what = missing.empty()
+                        ? std::string("every member arrived, but not before a member's timeout ran out")
+                        : fmt::format("instance{} {} did not arrive", missing.size() == 1 ? "" : "s",
+                                      fmt::join(missing, ", "));
+  const auto text = fmt::format("synchronize over {} ('{}') {}: {}; the set is now abandoned",
+                                format_set(entry.members), entry.name, how, what);
+  abandon(entry, missing.empty() ? fmt::format("a member's timeout ran out")
+                                 : fmt::format("instances {} did not arrive within {} s", fmt::join(missing, ", "),
+                                               seconds));
+  throw TimeoutError(text, missing);
+}
+
 }  // namespace
 
 void timed_barrier(Entry& entry, double seconds) {
@@ -240,79 +309,66 @@ void timed_barrier(Entry& entry, double seconds) {
   const RoundInProgress in_progress(entry);
   auto& rounds = rounds_of(entry, me, control);
 
-  // A send of the previous round still in flight reads the old buffer: write a new one.
-  if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<Round>();
-  auto& mine = *rounds.outgoing;
-  mine = Round{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
+  // A send of the previous round still in flight reads the old buffers: write new ones.
+  if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<std::vector<Round>>(rounds.steps);
+  auto& outgoing = *rounds.outgoing;
+  const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
   const bool had_previous_round = rounds.has_previous_round;
   const auto previous_start = rounds.previous_start;
   rounds.previous_start = start;
   rounds.has_previous_round = true;
-  const auto count = rounds.count();
-  std::fill(rounds.arrived.begin(), rounds.arrived.end(), 0);
-  std::size_t remaining = count;
+  const auto steps = rounds.steps;
+  std::fill(rounds.received.begin(), rounds.received.end(), 0);
+  std::size_t remaining = steps;
+  std::size_t next_send = 0;               // the next step to send
+  double shortest_timeout = seconds;       // of the members heard of, directly or not
   const RoundCleanup cleanup(rounds);
 
-  const auto post_receive = [&](std::size_t i) {
+  const auto post_receive = [&](std::size_t step) {
     MpiLock lock;
-    check_mpi(MPI_Irecv(&rounds.incoming[i], sizeof(Round), MPI_BYTE, rounds.others[i], entry.arrived_tag, control,
-                        &rounds.requests[i]),
+    check_mpi(MPI_Irecv(&rounds.incoming[step], sizeof(Round), MPI_BYTE, rounds.receive_from[step],
+                        entry.arrived_tag, control, &rounds.requests[step]),
               "MPI_Irecv");
+  };
+  // Sends every step whose predecessors are all in (step 0 at once).
+  const auto send_ready_steps = [&] {
+    while (next_send < steps && (next_send == 0 || rounds.received[next_send - 1] != 0)) {
+      outgoing[next_send] = Round{mine.hash, mine.sequence, shortest_timeout};
+      MpiLock lock;
+      check_mpi(MPI_Isend(&outgoing[next_send], sizeof(Round), MPI_BYTE, rounds.send_to[next_send], entry.arrived_tag,
+                          control, &rounds.requests[rounds.send_index(next_send)]),
+                "MPI_Isend");
+      ++next_send;
+    }
   };
   // A received ARRIVED: ours (count it), another set's whose tag collides (listen again), or
   // a different round of ours, which means the members called synchronize a different number
   // of times on this set.
-  const auto accept = [&](std::size_t i) {
-    const auto& incoming = rounds.incoming[i];
+  const auto accept = [&](std::size_t step) {
+    const auto& incoming = rounds.incoming[step];
     if (incoming.hash != mine.hash) {
-      post_receive(i);
+      post_receive(step);
       return;
     }
     if (incoming.sequence != mine.sequence) {
       abandon(entry, "the members were out of step");
       throw Error(fmt::format("synchronize over {} ('{}'): instance {} is at its timed synchronize #{} over this set "
                               "but this instance (instance {}) is at #{}; every member must make the same calls",
-                              format_set(entry.members), entry.name, rounds.others[i], incoming.sequence, me,
+                              format_set(entry.members), entry.name, rounds.receive_from[step], incoming.sequence, me,
                               mine.sequence));
     }
-    rounds.arrived[i] = 1;
+    shortest_timeout = std::min(shortest_timeout, incoming.timeout);
+    rounds.received[step] = 1;
     --remaining;
   };
-  const auto cancel_outstanding = [&] {
-    for (std::size_t i = 0; i < count; ++i) {
-      auto& receive = rounds.requests[i];
-      if (receive == MPI_REQUEST_NULL) continue;
-      MPI_Status status;
-      int cancelled = 0;
-      {
-        MpiLock lock;
-        check_mpi(MPI_Cancel(&receive), "MPI_Cancel");
-        check_mpi(MPI_Wait(&receive, &status), "MPI_Wait");
-        check_mpi(MPI_Test_cancelled(&status, &cancelled), "MPI_Test_cancelled");
-      }
-      // Matched while we were cancelling: the member did arrive just in time.
-      const auto& incoming = rounds.incoming[i];
-      if (cancelled == 0 && incoming.hash == mine.hash && incoming.sequence == mine.sequence) {
-        rounds.arrived[i] = 1;
-        --remaining;
-      }
-    }
-  };
 
-  // 1. Listen, then announce.
-  for (std::size_t i = 0; i < count; ++i) post_receive(i);
-  {
-    MpiLock lock;
-    for (std::size_t i = 0; i < count; ++i) {
-      check_mpi(MPI_Isend(&mine, sizeof(Round), MPI_BYTE, rounds.others[i], entry.arrived_tag, control,
-                          &rounds.requests[rounds.send_index(i)]),
-                "MPI_Isend");
-    }
-  }
+  // 1. Listen to every step, then send step 0.
+  for (std::size_t step = 0; step < steps; ++step) post_receive(step);
+  send_ready_steps();
 
   // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
-  //    round that we completed: the race described above)? Looked at after our sends are out,
-  //    so that the MPI progress pass this takes delays nobody; that pass also takes in whatever
+  //    round that we completed: the race described above)? Looked at after step 0 is out, so
+  //    that the MPI progress pass this takes delays nobody; that pass also takes in whatever
   //    has arrived, so a late instance sees the notices sent to it.
   if (const auto givers = test_gave_up(entry, rounds, control); !givers.empty()) {
     throw_others_gave_up(entry, givers, seconds, me);
@@ -331,7 +387,7 @@ void timed_barrier(Entry& entry, double seconds) {
     // (completed is never MPI_UNDEFINED here: the receives still outstanding are active.)
     for (int k = 0; k < completed; ++k) {
       const auto index = static_cast<std::size_t>(rounds.done[static_cast<std::size_t>(k)]);
-      if (index < count) {
+      if (index < steps) {
         accept(index);
       } else if (index == rounds.gave_up_index()) {
         early_givers = take_gave_up(entry, rounds, rounds.statuses[static_cast<std::size_t>(k)], control);
@@ -342,16 +398,11 @@ void timed_barrier(Entry& entry, double seconds) {
         }
       }  // else one of our sends completed: nothing to do
     }
+    send_ready_steps();
     if (remaining == 0) break;
-    if (!early_givers.empty()) {
-      cancel_outstanding();
-      break;
-    }
+    if (!early_givers.empty()) break;
     const auto now = Clock::now();
-    if (now >= deadline) {
-      cancel_outstanding();
-      break;
-    }
+    if (now >= deadline) break;
     if (now - start >= kYieldFor) {
       std::this_thread::sleep_for(kSleepBetweenPolls);
     } else if (now - start >= kSpinFor) {
@@ -359,40 +410,16 @@ void timed_barrier(Entry& entry, double seconds) {
     }
   }
 
-  // 4. Timed out, or another member gave up while some members had not reached us either:
-  //    either way name the members that did not arrive here.
-  if (remaining > 0) {
-    std::vector<int> missing;
-    for (std::size_t i = 0; i < count; ++i) {
-      if (rounds.arrived[i] == 0) missing.push_back(rounds.others[i]);
-    }
-    const auto notice = bytes_of(mine);
-    for (const auto other : rounds.others) pending_sends().send(notice, other, entry.gave_up_tag, control);
-    const auto text = fmt::format(
-        "synchronize over {} ('{}') {}: instance{} {} did not arrive; the set is now abandoned",
-        format_set(entry.members), entry.name,
-        early_givers.empty() ? fmt::format("timed out after {} s", seconds)
-                             : fmt::format("failed (instance{} {} gave up waiting first; this call's timeout: {} s)",
-                                           early_givers.size() == 1 ? "" : "s", fmt::join(early_givers, ", "), seconds),
-        missing.size() == 1 ? "" : "s", fmt::join(missing, ", "));
-    abandon(entry, fmt::format("instances {} did not arrive within {} s", fmt::join(missing, ", "), seconds));
-    throw TimeoutError(text, missing);
-  }
+  // 4. Timed out, or another member gave up while steps were still missing here.
+  if (remaining > 0) roll_call_and_fail(entry, rounds, mine, std::move(early_givers), seconds, control);
   if (!early_givers.empty()) throw_others_gave_up(entry, early_givers, seconds, me);
 
   // 5. Everyone arrived. Were we the late one, whom the others gave up on before we arrived?
-  //    Their notices were sent before we arrived, but MPI may still hold them behind their
-  //    ARRIVED (measured with Open MPI after earlier rounds: step 2's single pass missed them
-  //    about one time in three), so look again, with progress passes of our own -- but only
-  //    when we can be late. Member p started this round after completing the previous one,
-  //    which needed our previous ARRIVED, sent after our previous start; p gives up no sooner
-  //    than its timeout after its start. So if we arrived within the shortest of the members'
-  //    timeouts (each ARRIVED carries it) of our previous round's start, nobody can have given
-  //    up on us before we arrived, and a synchronize called in a loop never pays for this look.
-  //    A notice that comes later still is found by step 2 of our next timed round over the set
-  //    (the race described at the top).
-  double shortest_timeout = seconds;
-  for (const auto& incoming : rounds.incoming) shortest_timeout = std::min(shortest_timeout, incoming.timeout);
+  //    (The late look, described at the top.) Their notices were sent before we arrived, but MPI
+  //    may still hold them behind the ARRIVED messages (measured with Open MPI after earlier
+  //    rounds: step 2's single pass missed them about one time in three), so look again, with
+  //    progress passes of our own -- but only when we can be late. A notice that comes later
+  //    still is found by step 2 of our next timed round over the set.
   const bool may_be_late =
       !had_previous_round || start - previous_start > std::chrono::duration<double>(shortest_timeout);
   if (may_be_late) {
