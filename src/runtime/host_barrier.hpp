@@ -11,11 +11,19 @@
 // outnumber cores: a waiter that is not running cannot steal time from the one it waits for.
 // Fork safety: a child process inherits the shared mapping but is not a member of the job; a
 // fork handler marks the child, and the barrier refuses to run there.
+//
+// On one host it also has a timed form (wait_until), behind a timed synchronize over all
+// instances: the same counter, with a "gave up" bit that one atomic compare-and-swap sets on a
+// waiter's deadline unless the last arrival got there first, so that every instance agrees on
+// whether the round was met. Each instance's slot says which round it was counted in, so the
+// instances that did not arrive are named straight from shared memory.
 
 #include <mpi.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <vector>
 
 namespace popdist::detail {
 
@@ -29,8 +37,20 @@ class HostBarrier {
   HostBarrier(const HostBarrier&) = delete;
   HostBarrier& operator=(const HostBarrier&) = delete;
 
-  /// Returns once every instance of the job has called it.
+  /// Returns once every instance of the job has called it. Throws UsageError when the host's
+  /// barrier was abandoned by a timed-out wait_until (the members are out of step).
   void wait();
+
+  /// How a timed wait ended.
+  struct TimedOutcome {
+    enum Kind { Met, TimedOut, OtherGaveUp, Late } kind = Met;
+    std::vector<int> missing;  ///< TimedOut, OtherGaveUp: the instances (world ranks) not counted
+    int gave_up_by = -1;       ///< OtherGaveUp, Late: the instance whose deadline ended the round
+  };
+  /// wait() bounded by `deadline`; one host only (!spans_hosts()). TimedOut: this instance's
+  /// deadline ended the round; OtherGaveUp: another's did while this one waited; Late: the round
+  /// had ended before this instance arrived. A round that ends so abandons the barrier for good.
+  TimedOutcome wait_until(std::chrono::steady_clock::time_point deadline);
 
   /// The layout it found (for tests and logs).
   [[nodiscard]] int local_count() const noexcept { return local_count_; }
@@ -39,21 +59,37 @@ class HostBarrier {
  private:
   /// The words shared inside a host, each on its own cache line so that arrivals (the counter)
   /// and the release (the generation) do not contend.
+  /// `arrived` counts this round's arrivals; its top bit says that a timed wait gave up on the
+  /// round (then for good). The instances' slots follow the struct in the window.
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::uint32_t> arrived;
     alignas(64) std::atomic<std::uint32_t> generation;
     std::atomic<std::uint32_t> sleepers;  ///< waiters blocked in the kernel on `generation`
+    std::atomic<std::uint32_t> gave_up_by;  ///< 1 + the local rank whose deadline ended a round
   };
   static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
+  static constexpr std::uint32_t kGaveUp = 1U << 31;
 
   void wait_for_generation(std::uint32_t seen) const noexcept;
   void release(std::uint32_t next) const noexcept;
   void wait_for_arrivals() const noexcept;
+  /// Arrives: marks the slot, counts; the counter's value before (with the kGaveUp bit).
+  std::uint32_t arrive(std::uint32_t round) noexcept;
+  /// After the round `round` was given up: the instances not counted in it, and who gave up.
+  TimedOutcome outcome_of_failure(TimedOutcome::Kind kind, std::uint32_t round) const;
+  [[nodiscard]] int gave_up_by() const noexcept;
+  [[nodiscard]] std::atomic<std::uint64_t>& slot(int local_rank) const noexcept { return slots_[local_rank]; }
 
   MPI_Comm shared_comm_ = MPI_COMM_NULL;
   MPI_Comm leaders_ = MPI_COMM_NULL;  ///< MPI_COMM_NULL on non-leaders
   MPI_Win window_ = MPI_WIN_NULL;
   Shared* shared_ = nullptr;
+  /// By local rank: (round << 2) | state (pending, counted, late), for naming the missing.
+  std::atomic<std::uint64_t>* slots_ = nullptr;
+  std::vector<int> world_rank_of_;  ///< by local rank
+  int spin_polls_ = 0;   ///< polls before yielding, then yields before sleeping: see host_barrier.cpp
+  int yield_polls_ = 0;
   int local_rank_ = 0;
   int local_count_ = 1;
   int leaders_size_ = 1;

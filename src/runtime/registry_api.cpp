@@ -31,22 +31,13 @@ void register_members(const std::vector<int>& participants, const std::string& i
   register_entry(detail::registry().find_or_add(participants, id, "register_communicator"));
 }
 
-// The host-aware barrier of the root scope, made on its first use (every instance is in that
-// synchronize, so the collective creation is safe there).
-detail::HostBarrier& root_host_barrier() {
-  auto& hot = detail::g_hot;
-  if (auto* made = hot.host_barrier.load(std::memory_order_acquire)) return *made;
-  std::lock_guard<std::mutex> guard(hot.host_barrier_mutex);
-  if (auto* made = hot.host_barrier.load(std::memory_order_acquire)) return *made;
-  const auto& runtime = detail::runtime_state();
-  auto* made = new detail::HostBarrier(runtime.world, runtime.rank);
-  hot.host_barrier.store(made, std::memory_order_release);
-  return *made;
-}
+// The host-aware barrier of the root scope (made by init()).
+detail::HostBarrier& root_host_barrier() { return *detail::g_hot.host_barrier.load(std::memory_order_acquire); }
 
 // The barrier itself. Over all instances, untimed: the host-aware barrier. Otherwise untimed:
-// exactly one MPI_Barrier on the cached communicator (the creation
-// check is one acquire load once the communicator exists). Timed: the point-to-point protocol.
+// exactly one MPI_Barrier on the cached communicator (the creation check is one acquire load
+// once the communicator exists). Timed: timed_barrier (the host barrier's timed wait over all
+// instances on one host, else the point-to-point protocol).
 void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::RuntimeState& runtime) {
   if (!entry.is_member) return;  // documented policy: non-members return at once
   if (timeout || runtime.default_timeout) {
@@ -98,8 +89,7 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
       // All instances: the host-aware barrier (shared memory inside a host, leaders across).
       auto* root = hot.root.load(std::memory_order_relaxed);
       if (root->abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(*root, "synchronize");
-      auto* host = hot.host_barrier.load(std::memory_order_acquire);
-      (host != nullptr ? *host : root_host_barrier()).wait();
+      hot.host_barrier.load(std::memory_order_acquire)->wait();
       return;
     }
     auto& entry = scope != nullptr ? *scope : *hot.root.load(std::memory_order_relaxed);

@@ -22,9 +22,8 @@ class HostBarrier;
 /// globals (no function-local static guard, no call). The rules for who may touch it:
 ///   - `initialized`, `root`, `has_default_timeout`: written by init() and finalize() only, under
 ///     the runtime's lifecycle mutex; read by anyone (acquire on `initialized` first).
-///   - `host_barrier`: made on the first untimed synchronize() over all instances (a collective
-///     moment: every instance is there), under `host_barrier_mutex`; deleted by finalize() only.
-///     Read by the hot path with one acquire load.
+///   - `host_barrier`: made by init() (a collective moment: every instance is there), deleted by
+///     finalize() only. Read by the hot path with one acquire load.
 /// Nothing else belongs here: state that is not read on every synchronize lives in RuntimeState
 /// or in the registry.
 struct HotState {
@@ -32,7 +31,6 @@ struct HotState {
   std::atomic<Entry*> root{nullptr};         ///< the registry's root scope
   std::atomic<bool> has_default_timeout{false};  ///< POPDIST_SYNC_TIMEOUT is set
   std::atomic<HostBarrier*> host_barrier{nullptr};  ///< the root scope's host-aware barrier
-  std::mutex host_barrier_mutex;
 };
 inline HotState g_hot;
 

@@ -82,6 +82,7 @@
 #include <vector>
 
 #include "popdist/error.hpp"
+#include "runtime/host_barrier.hpp"
 #include "runtime/instance_sets.hpp"
 #include "runtime/mpi_call.hpp"
 #include "runtime/pending_sends.hpp"
@@ -247,6 +248,9 @@ class RoundCleanup {
   throw TimeoutError(text, {me});
 }
 
+[[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
+                                double seconds);
+
 /// The failure path (step 4): tells every other member that this instance gives up, collects
 /// the others' notices for the roll call's grace, and throws TimeoutError naming the members
 /// never heard from. `givers`: the members whose notices came while this instance still waited.
@@ -277,6 +281,13 @@ class RoundCleanup {
   for (const auto other : rounds.others) {
     if (heard.count(other) == 0) missing.push_back(other);
   }
+  throw_missing(entry, givers, missing, seconds);
+}
+
+/// Abandons the set and throws TimeoutError naming `missing`, the members that did not arrive;
+/// `givers`: the members that gave up first (empty when this instance's own deadline ended it).
+[[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
+                                double seconds) {
   const auto how = givers.empty()
                        ? fmt::format("timed out after {} s", seconds)
                        : fmt::format("failed (instance{} {} gave up waiting first; this call's timeout: {} s)",
@@ -295,6 +306,27 @@ class RoundCleanup {
 
 }  // namespace
 
+namespace {
+
+/// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
+/// in shared memory, no message at all; it names the missing from their slots.
+void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me) {
+  const RoundInProgress in_progress(entry);
+  auto outcome = host.wait_until(deadline);
+  switch (outcome.kind) {
+    case HostBarrier::TimedOutcome::Met:
+      return;
+    case HostBarrier::TimedOutcome::Late:
+      throw_others_gave_up(entry, {outcome.gave_up_by}, seconds, me);
+    case HostBarrier::TimedOutcome::TimedOut:
+      throw_missing(entry, {}, outcome.missing, seconds);
+    case HostBarrier::TimedOutcome::OtherGaveUp:
+      throw_missing(entry, {outcome.gave_up_by}, outcome.missing, seconds);
+  }
+}
+
+}  // namespace
+
 void timed_barrier(Entry& entry, double seconds) {
   const auto& runtime = runtime_state();
   const int me = runtime.rank;
@@ -305,6 +337,13 @@ void timed_barrier(Entry& entry, double seconds) {
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
+  if (&entry == g_hot.root.load(std::memory_order_relaxed)) {
+    auto* host = g_hot.host_barrier.load(std::memory_order_acquire);
+    if (host != nullptr && !host->spans_hosts()) {
+      timed_host_barrier(entry, *host, seconds, deadline, me);
+      return;
+    }
+  }
 
   const RoundInProgress in_progress(entry);
   auto& rounds = rounds_of(entry, me, control);

@@ -6,8 +6,11 @@
 //  - when members never come (the last two from 5 ranks on, else the last), every other member
 //    names exactly them, through the roll call of the failure path, and the late ones fail
 //    naming those that gave up;
+//  - over all instances (the root scope) on one host, the same round runs in shared memory: no
+//    message at all, and the missing are named from their slots;
 //  - and the job still finalizes.
 #include <chrono>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +26,30 @@ std::uint64_t steps_for(std::size_t members) {
   std::uint64_t steps = 0;
   for (std::size_t reach = 1; reach < members; reach *= 2) ++steps;
   return steps;
+}
+
+/// One instance, or the last two from 5 ranks on, arrive `late_by` after the others' timeout of
+/// 1 s in `synchronize_once`: the others must name exactly them, and they the others' giving up.
+void check_missing(Verdict& verdict, int n, int me, const std::function<void()>& synchronize_once,
+                   const std::string& what) {
+  std::vector<int> late{n - 1};
+  if (n >= 5) late = {n - 2, n - 1};
+  const bool is_late = me >= late.front();
+  if (is_late) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
+  std::string message;
+  std::vector<int> missing;
+  try {
+    synchronize_once();
+    message = "(returned normally)";
+  } catch (const popdist::TimeoutError& error) {
+    message = error.what();
+    missing = error.missing_instances();
+  }
+  if (!is_late) {
+    verdict.check(missing == late && contains(message, "did not arrive"), what + ": the others name the late: " + message);
+  } else {
+    verdict.check(contains(message, "gave up waiting for this instance"), what + ": a late one fails: " + message);
+  }
 }
 
 /// Runs `rounds` timed rounds over `members` (this instance among them) and checks the sends.
@@ -56,26 +83,19 @@ int main() {
   const popdist::InstanceSet scattered{1, 3, 4};
   if (n >= 5 && scattered.count(me) != 0) check_rounds(verdict, scattered, "{1, 3, 4}");
 
-  // Members that never come: a set of its own, so that nothing else is abandoned.
-  std::vector<int> late{n - 1};
-  if (n >= 5) late = {n - 2, n - 1};
-  const bool is_late = me >= late.front();
+  // The root scope on one host: the shared-memory round, no message.
+  popdist::synchronize("", {}, popdist::Seconds(30));
+  const auto before = popdist_bench::mpi_counts();
+  for (int round = 0; round < 25; ++round) popdist::synchronize("", {}, popdist::Seconds(30));
+  const auto sends = (popdist_bench::mpi_counts() - before).sends;
+  verdict.check(sends == 0, "the root scope on one host sends nothing: " + std::to_string(sends) + " sends");
+
+  // Members that never come: over a set of its own (the point-to-point protocol), then over the
+  // root scope (shared memory).
   if (n >= 2) {
-    if (is_late) std::this_thread::sleep_for(std::chrono::milliseconds(3000));
-    std::string message;
-    std::vector<int> missing;
-    try {
-      popdist::synchronize("missing/all", everybody, popdist::Seconds(1));
-      message = "(returned normally)";
-    } catch (const popdist::TimeoutError& error) {
-      message = error.what();
-      missing = error.missing_instances();
-    }
-    if (!is_late) {
-      verdict.check(missing == late && contains(message, "did not arrive"), "the others name the late: " + message);
-    } else {
-      verdict.check(contains(message, "gave up waiting for this instance"), "a late one fails cleanly: " + message);
-    }
+    check_missing(verdict, n, me, [&] { popdist::synchronize("missing/all", everybody, popdist::Seconds(1)); },
+                  "a set");
+    check_missing(verdict, n, me, [] { popdist::synchronize("", {}, popdist::Seconds(1)); }, "the root scope");
   }
   return verdict.finish("timed rounds");
 }
