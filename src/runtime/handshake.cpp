@@ -1,31 +1,54 @@
 // Why a handshake, and why this shape:
 //
 // MPI_Comm_create_group is collective over the new group's members only. If instance 0 creates
-// {0,1} while instance 1 creates {0,1,2}, both block forever inside MPI. Before creating, every
-// member therefore tells every other member which set it is creating (a Hello) and waits for
-// their Hellos.
+// {0,1} while instance 1 creates {0,1,2}, both block forever inside MPI. Before creating, the
+// members of a set therefore make sure that all of them are creating the same set under the same
+// id, and turn a disagreement into an error on every instance involved.
+//
+// The fast path is a dissemination exchange over the positions of the sorted members, like the
+// timed synchronize: ceil(log2 k) steps; at step s a member sends Hello(set, id) to the member
+// 2^s positions after it and waits for the Hello of the member 2^s positions before it, and sends
+// step s+1 only once steps 0..s are in. A member relays only what matched its own set and id, so
+// once its last step is in, every member is known to be creating this set under this id:
+// O(log k) messages per member (an all-to-all exchange sent k - 1), O(log k) latency.
 //
 // All handshake messages use ONE tag and are received with MPI_ANY_SOURCE, and are interpreted
 // by their content. A tag per set would not do: instance 0 would wait for a message tagged
 // {0,1} that instance 1, busy with {0,1,2}, never sends -- the very hang we want to turn into an
-// error. With content-based matching a Hello from a member of my set about a different set that
-// contains me is a proof of inconsistency: that member is creating another set I belong to
+// error. With content-based matching a message from a member of my set about a different set
+// that contains me is a proof of inconsistency: that member is creating another set I belong to
 // first, i.e. the two instances register sets they share in different orders, which MPI cannot
-// resolve either. A Hello from a non-member of my set is legitimate (it is creating a set I will
-// create later, e.g. disjoint sets registered in different orders) and is stashed until then.
+// resolve either. (It cannot be a leftover of a set we both created: a member finishes creating
+// a set only together with all its members, inside MPI_Comm_create_group, and messages about sets
+// created or failed here are dropped.) A message from a non-member of my set is legitimate (it is
+// creating a set I will create later, e.g. disjoint sets registered in different orders) and is
+// stashed until then.
+//
+// Escalation. A dissemination exchange does not connect every pair, so two members registering
+// shared sets in different orders may never hear from each other: in {0,1,2,3}, instance 1 may
+// be registering {1,3} while the others register {0,1,2,3}, and with 3's partners being 2 and
+// 1's being 0 and 3 in the other set, nobody might receive the message that proves the conflict.
+// So a member still waiting after a short delay (kEscalateAfter, or a quarter of its timeout
+// when that is shorter) sends Presence(set, id) to every other member of its set, once: O(k)
+// messages, only on a slow or inconsistent registration. A Presence is judged like any other
+// message (a member of my set present in another set that contains me: inconsistent), so every
+// pairwise conflict is found, as with the all-to-all exchange. Cycles of three or more sets
+// registered in rotating orders are not (no message of one set reaches a member of the same set
+// busy elsewhere): the timeout ends those, naming the members that never came.
 //
 // On an inconsistency the instance that sees it sends a Mismatch (with its error text) to every
 // instance of both sets, so that members still waiting for a Hello that will never come raise
 // the same error. Both sets are then poisoned locally: any later registration of them throws at
-// once, and stale Hellos about them are dropped.
+// once, and stale messages about them are dropped.
 //
-// With a deadline (POPDIST_SYNC_TIMEOUT or the caller's timeout), a member still waiting for
-// Hellos when it passes sends GaveUp to every other member and throws TimeoutError naming the
-// members it waited for. A member that was waiting fails with that notice; one that arrives late
-// finds it, and before MPI_Comm_create_group every member looks once more for a GaveUp or a
-// Mismatch about its set, so that a late member does not enter the creation alone. (A late
-// member whose last Hello arrives in the instant between that look and a peer's deadline can
-// still enter it: any timeout has that race.)
+// With a deadline (POPDIST_SYNC_TIMEOUT or the caller's timeout), a member still waiting when it
+// passes sends GaveUp to every other member and throws TimeoutError naming the members it never
+// heard from (every member waiting has escalated by then, so those are the ones that did not
+// come). A member that was waiting fails with that notice; one that arrives late finds it, and
+// before MPI_Comm_create_group every member looks once more for a GaveUp or a Mismatch about its
+// set, so that a late member does not enter the creation alone. (A late member whose last Hello
+// arrives in the instant between that look and a peer's deadline can still enter it: any timeout
+// has that race.)
 #include "runtime/handshake.hpp"
 
 #include <fmt/format.h>
@@ -143,6 +166,7 @@ HandshakeMessage decode(const std::vector<char>& bytes, int source) {
 void Handshake::reset() noexcept {
   stash_.clear();
   poisoned_.clear();
+  completed_.clear();
 }
 
 void Handshake::poison(const std::vector<int>& set, const std::string& text) { poisoned_.emplace(set, text); }
@@ -179,16 +203,109 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
   throw TimeoutError(text, absent);
 }
 
+namespace {
+
+/// Before a member that still waits tells every member of its set that it is there (see the top).
+constexpr auto kEscalateAfter = std::chrono::milliseconds(250);
+
+/// One registration's handshake, in the order of its steps (see the top of this file).
+class HandshakeRun {
+ public:
+  HandshakeRun(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
+               const Deadline& deadline)
+      : members_(members), id_(id), me_(me), control_(control), deadline_(deadline) {
+    const auto count = members.size();
+    const auto position =
+        static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), me) - members.begin());
+    for (std::size_t reach = 1; reach < count; reach *= 2) {
+      send_to_.push_back(members[(position + reach) % count]);
+      receive_from_.push_back(members[(position + count - reach) % count]);  // reach < count
+    }
+    received_.assign(receive_from_.size(), 0);
+    escalate_after_ = kEscalateAfter;
+    if (deadline.bounded()) {
+      escalate_after_ = std::min(escalate_after_, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                      std::chrono::duration<double>(deadline.seconds() / 4)));
+    }
+  }
+
+  [[nodiscard]] bool done() const noexcept { return next_send_ == send_to_.size() && remaining() == 0; }
+  [[nodiscard]] std::size_t remaining() const noexcept {
+    return static_cast<std::size_t>(std::count(received_.begin(), received_.end(), 0));
+  }
+  [[nodiscard]] bool is_member(int instance) const {
+    return std::binary_search(members_.begin(), members_.end(), instance);
+  }
+  [[nodiscard]] bool ids_clash(const HandshakeMessage& message) const {
+    return !id_.empty() && !message.id.empty() && message.id != id_;
+  }
+
+  /// Takes a Hello or Presence about this set from `source`: a step that came in (true), a
+  /// presence noted, or nothing new. Ids are checked by the caller.
+  void take(int source, const HandshakeMessage& message) {
+    heard_.insert(source);
+    if (message.kind != HandshakeMessage::Hello) return;
+    for (std::size_t step = 0; step < receive_from_.size(); ++step) {
+      if (receive_from_[step] == source) received_[step] = 1;
+    }
+  }
+
+  /// Sends every step whose predecessors are all in (step 0 at once).
+  void send_ready_steps() {
+    while (next_send_ < send_to_.size() && (next_send_ == 0 || received_[next_send_ - 1] != 0)) {
+      HandshakeMessage hello;
+      hello.kind = HandshakeMessage::Hello;
+      hello.set = members_;
+      hello.id = id_;
+      pending_sends().send(encode(hello), send_to_[next_send_], kHandshakeTag, control_);
+      ++next_send_;
+    }
+  }
+
+  /// Once waiting has lasted long enough: a Presence to every other member, once.
+  void escalate_if_due(std::chrono::steady_clock::duration waited) {
+    if (escalated_ || waited < escalate_after_) return;
+    escalated_ = true;
+    HandshakeMessage presence;
+    presence.kind = HandshakeMessage::Presence;
+    presence.set = members_;
+    presence.id = id_;
+    send_to_others(presence, members_, me_, control_);
+  }
+
+  /// The members never heard from (for the timeout's error).
+  [[nodiscard]] std::set<int> unheard() const {
+    std::set<int> missing;
+    for (const auto member : members_) {
+      if (member != me_ && heard_.count(member) == 0) missing.insert(member);
+    }
+    return missing;
+  }
+
+ private:
+  const std::vector<int>& members_;
+  const std::string& id_;
+  int me_;
+  MPI_Comm control_;
+  const Deadline& deadline_;
+  std::vector<int> send_to_;       ///< by step
+  std::vector<int> receive_from_;  ///< by step
+  std::vector<char> received_;     ///< by step
+  std::size_t next_send_ = 0;
+  std::set<int> heard_;            ///< members that sent a Hello or Presence about this set
+  bool escalated_ = false;
+  std::chrono::steady_clock::duration escalate_after_{};
+};
+
+}  // namespace
+
 void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
                     const Deadline& deadline) {
   if (const auto found = poisoned_.find(members); found != poisoned_.end()) {
     throw UsageError(found->second);
   }
-  std::set<int> waiting;
-  for (const auto member : members) {
-    if (member != me) waiting.insert(member);
-  }
-  if (waiting.empty()) return;
+  if (members.size() < 2) return;
+  HandshakeRun run(members, id, me, control, deadline);
 
   const auto mismatch_text = [&](int other, const HandshakeMessage& hello) {
     if (hello.set == members) {
@@ -201,37 +318,35 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
                        "must register the sets they share in the same order",
                        me, format_set(members), id_text(id), other, format_set(hello.set), id_text(hello.id));
   };
-  const auto ids_clash = [&](const HandshakeMessage& hello) {
-    return !id.empty() && !hello.id.empty() && hello.id != id;
+  // A Hello or Presence: about this set (a step or a presence; a different id is an error),
+  // about another set from a member of this one (an error: see the top), or about another set
+  // from a non-member (kept for when this instance creates that set: returns false).
+  const auto judge = [&](int source, const HandshakeMessage& message) {
+    if (message.set == members) {
+      if (run.ids_clash(message)) fail(members, message.set, mismatch_text(source, message), me, control);
+      run.take(source, message);
+      return true;
+    }
+    if (run.is_member(source)) fail(members, message.set, mismatch_text(source, message), me, control);
+    return false;
   };
 
-  // Hellos that arrived during earlier handshakes.
+  // Messages that arrived during earlier handshakes.
   for (auto it = stash_.begin(); it != stash_.end();) {
+    if (poisoned_.count(it->message.set) != 0 || completed_.count(it->message.set) != 0) {
+      it = stash_.erase(it);
+      continue;
+    }
     const auto source = it->source;
-    const auto& hello = it->message;
-    if (poisoned_.count(hello.set) != 0) {
+    const auto message = it->message;
+    if (message.set == members || run.is_member(source)) {
       it = stash_.erase(it);
-    } else if (waiting.count(source) != 0) {
-      // A member of my set stashed a Hello earlier: it is about my set (fine) or about another
-      // set it created before mine that I have not (inconsistent order).
-      if (hello.set != members || ids_clash(hello)) {
-        const auto text = mismatch_text(source, hello);
-        const auto theirs = hello.set;
-        stash_.erase(it);
-        fail(members, theirs, text, me, control);
-      }
-      waiting.erase(source);
-      it = stash_.erase(it);
+      judge(source, message);
     } else {
       ++it;
     }
   }
-
-  HandshakeMessage hello;
-  hello.kind = HandshakeMessage::Hello;
-  hello.set = members;
-  hello.id = id;
-  send_to_others(hello, members, me, control);
+  run.send_ready_steps();
 
   // Takes one handshake message if one is there (false when none): a matched probe (MPI-3) so
   // that receiving is race-free even with MPI_THREAD_MULTIPLE; polling (not a blocking probe) so
@@ -268,28 +383,21 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       }
       return true;  // about sets this instance has not reached yet: they are poisoned now
     }
-    if (poisoned_.count(message.set) != 0) return true;  // a stale Hello from a failed creation
-    if (waiting.count(source) != 0) {
-      if (message.set != members || ids_clash(message)) {
-        fail(members, message.set, mismatch_text(source, message), me, control);
-      }
-      waiting.erase(source);
-    } else {
-      // From a non-member of my set: it is creating a set I will create later (keep it for
-      // then). A second Hello for my set from a member cannot happen in a consistent program;
-      // it is kept too, and a later handshake with that member reports it.
-      stash_.push_back({source, std::move(message)});
-    }
+    // A stale Hello or Presence from a failed or finished creation.
+    if (poisoned_.count(message.set) != 0 || completed_.count(message.set) != 0) return true;
+    if (!judge(source, message)) stash_.push_back({source, std::move(message)});
+    run.send_ready_steps();
     return true;
   };
 
   const auto start = std::chrono::steady_clock::now();
-  while (!waiting.empty()) {
+  while (!run.done()) {
     if (take_one()) continue;
-    if (deadline.passed()) give_up(members, waiting, deadline.seconds(), me, control);
+    if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control);
     // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
     // (a member that registers much later) does not burn a core.
     const auto waited = std::chrono::steady_clock::now() - start;
+    run.escalate_if_due(waited);
     if (waited > std::chrono::milliseconds(10)) {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     } else if (waited > std::chrono::microseconds(50)) {
@@ -306,6 +414,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       }
     }
   }
+  completed_.insert(members);
   pending_sends().reap();
 }
 

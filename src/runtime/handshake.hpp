@@ -15,10 +15,11 @@ namespace popdist::detail {
 
 /// One handshake message on the control communicator.
 struct HandshakeMessage {
-  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3 };
+  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3, Presence = 4 };
   int kind = Hello;
-  std::vector<int> set;        ///< Hello, GaveUp: the set the sender is creating; Mismatch: one of the two sets
-  std::string id;              ///< Hello: the id it registers the set under ("" when none)
+  /// Hello, Presence, GaveUp: the set the sender is creating; Mismatch: one of the two sets
+  std::vector<int> set;
+  std::string id;              ///< Hello, Presence: the id it registers the set under ("" when none)
   std::vector<int> other_set;  ///< Mismatch: the other set; GaveUp: the members that did not come
   std::string text;            ///< Mismatch, GaveUp: the error the sender raised
 };
@@ -33,13 +34,14 @@ class Handshake {
   /// Forgets the stash and the poisoned sets (init and finalize).
   void reset() noexcept;
 
-  /// Exchanges Hello(members, id) with every other member of `members` (sorted, containing `me`)
-  /// and returns once all of them are creating the same set. Throws UsageError when another
-  /// member is creating a different set that contains this instance, or registers the same set
-  /// under a different id; before throwing it tells every instance of both sets, so none of
-  /// them waits for a creation that will never happen. A set involved in such an error is
-  /// "poisoned": registering it again throws the same error at once.
-  /// Bounded by `deadline`: when members have not said Hello by then, throws TimeoutError naming
+  /// Returns once every member of `members` (sorted, containing `me`) is known to be creating
+  /// the same set under the same id: a dissemination exchange of Hellos, O(log k) messages per
+  /// member (handshake.cpp says why and how). Throws UsageError when another member is creating
+  /// a different set that contains this instance, or registers the same set under a different
+  /// id; before throwing it tells every instance of both sets, so none of them waits for a
+  /// creation that will never happen. A set involved in such an error is "poisoned":
+  /// registering it again throws the same error at once.
+  /// Bounded by `deadline`: when members have not come by then, throws TimeoutError naming
   /// them, after telling every other member (GaveUp), so that a late member fails too instead
   /// of entering MPI_Comm_create_group alone; the set is then poisoned.
   void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
@@ -56,8 +58,9 @@ class Handshake {
   [[noreturn]] void give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
                             MPI_Comm control);
 
-  std::vector<Received> stash_;                          ///< Hellos for sets we will create later
+  std::vector<Received> stash_;                          ///< messages about sets we will create later
   std::map<std::vector<int>, std::string> poisoned_;     ///< set -> the error that poisoned it
+  std::set<std::vector<int>> completed_;                 ///< sets whose handshake completed here
 };
 
 }  // namespace popdist::detail

@@ -72,7 +72,21 @@ int main(int argc, char** argv) {
     int rank = 0, n = 1;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &n);
-    if (rank == 0) std::printf("{\"n\": %d, \"mode\": \"raw\", \"init_us\": %.1f}\n", n, init);
+    // The first MPI_Comm_create_group of a process, the baseline of popdist's first registration
+    // (a later one, as measured in the popdist run, finds MPI's structures warm).
+    MPI_Group world_group;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    PMPI_Barrier(MPI_COMM_WORLD);
+    const double created_at = now();
+    MPI_Comm created = MPI_COMM_NULL;
+    MPI_Comm_create_group(MPI_COMM_WORLD, world_group, 7, &created);
+    const double first_create_group = slowest(now() - created_at);
+    PMPI_Comm_free(&created);
+    PMPI_Group_free(&world_group);
+    if (rank == 0) {
+      std::printf("{\"n\": %d, \"mode\": \"raw\", \"init_us\": %.1f, \"first_create_group_us\": %.1f}\n", n, init,
+                  first_create_group);
+    }
     MPI_Finalize();
     return 0;
   }

@@ -1,0 +1,126 @@
+// Registration's handshake, a dissemination exchange (runtime/handshake.cpp), at any number of
+// ranks (non-powers of two included), counted through the PMPI layer of the scaling benchmark:
+//  1. a first registration over all instances sends ceil(log2 k) handshake messages per member
+//     when everyone comes at once (k - 1 more, the escalation's presences, when it took longer
+//     than the escalation delay), and the communicator works;
+//  2. subsets registered in different orders by instances that do not share them (the stash);
+//  3. a member that comes long after the escalation delay, without a timeout: no error;
+//  4. (5 ranks or more) two instances registering sets they share in different orders where no
+//     Hello of one set reaches a member busy with the other ({0,1,2} against {0,2,3,4}): only
+//     the escalation can see it, and it must be an error on every instance of both sets, not a
+//     hang.
+#include <chrono>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fault_main_support.hpp"
+#include "pmpi_counts.hpp"
+
+using namespace popdist_test;
+
+namespace {
+
+std::uint64_t steps_for(std::size_t members) {
+  std::uint64_t steps = 0;
+  for (std::size_t reach = 1; reach < members; reach *= 2) ++steps;
+  return steps;
+}
+
+std::string registration_error(const popdist::InstanceSet& set, const std::string& id = "") {
+  try {
+    popdist::register_communicator(set, id);
+  } catch (const popdist::UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+int main() {
+  popdist::init();
+  Verdict verdict;
+  const int n = popdist::num_instances();
+  const int me = popdist::instance_index();
+
+  // 1. Everyone at once.
+  popdist::InstanceSet everybody;
+  for (int i = 0; i < n; ++i) everybody.insert(i);
+  popdist::synchronize();
+  const auto started = std::chrono::steady_clock::now();
+  const auto before = popdist_bench::mpi_counts();
+  popdist::register_communicator(everybody, "registration/all");
+  const auto sends = (popdist_bench::mpi_counts() - before).sends;
+  const auto took = std::chrono::steady_clock::now() - started;
+  const auto steps = steps_for(everybody.size());
+  // The escalation (250 ms) adds one presence to every other member; a registration that took
+  // less than 200 ms cannot have escalated.
+  if (took < std::chrono::milliseconds(200)) {
+    verdict.check(sends == steps, "first registration: " + std::to_string(sends) + " sends, expected " +
+                                      std::to_string(steps));
+  } else {
+    verdict.check(sends == steps || sends == steps + static_cast<std::uint64_t>(n - 1),
+                  "first registration (slow, may have escalated): " + std::to_string(sends) + " sends");
+  }
+  popdist::synchronize("registration/all");
+
+  // 2. {1,2} and {0,2}, which instance 2 registers in that order while instance 0 asks for
+  //    {0,2} at once: 0's Hello reaches 2 while it is busy with {1,2}, and must wait for it.
+  if (n >= 3) {
+    if (me == 2) {
+      popdist::register_communicator({1, 2});
+      popdist::register_communicator({0, 2});
+    } else if (me == 0) {
+      popdist::register_communicator({0, 2});
+    } else if (me == 1) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      popdist::register_communicator({1, 2});
+    }
+    if (me == 0 || me == 2) popdist::synchronize("", {0, 2});
+    if (me == 1 || me == 2) popdist::synchronize("", {1, 2});
+  }
+  popdist::synchronize();
+
+  // 3. The last instance comes 600 ms late (after the others escalated); no timeout is set.
+  if (n >= 2) {
+    popdist::InstanceSet tail;  // a set not registered yet: all but instance 0 (from 3 ranks on)
+    for (int i = n > 2 ? 1 : 0; i < n; ++i) tail.insert(i);
+    if (tail.count(me) != 0) {
+      if (me == n - 1) std::this_thread::sleep_for(std::chrono::milliseconds(600));
+      std::string error;
+      try {
+        popdist::register_communicator(tail, "registration/late");
+        popdist::synchronize("registration/late");
+      } catch (const popdist::Error& failure) {
+        error = failure.what();
+      }
+      verdict.check(error.empty(), "a late member without a timeout: " + error);
+    }
+  }
+  popdist::synchronize();
+
+  // 4. Only the escalation sees this one.
+  if (n >= 5) {
+    const popdist::InstanceSet small{0, 1, 2};
+    const popdist::InstanceSet large{0, 2, 3, 4};
+    std::string error;
+    if (me == 0 || me == 1) {
+      error = registration_error(small);
+      if (error.empty() && me == 0) error = registration_error(large);
+    } else if (me == 2) {
+      error = registration_error(large);
+      if (error.empty()) error = registration_error(small);
+    } else if (me == 3 || me == 4) {
+      error = registration_error(large);
+    }
+    std::printf("[rank %d] %s\n", me, error.c_str());
+    if (me <= 4) {
+      verdict.check(contains(error, "inconsistent registration") && contains(error, "{0, 1, 2}") &&
+                        contains(error, "{0, 2, 3, 4}"),
+                    "a conflict only the escalation sees: " + error);
+    }
+  }
+  popdist::synchronize();
+  return verdict.finish("registration handshake");
+}
