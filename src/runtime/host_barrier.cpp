@@ -79,12 +79,10 @@ void mark_forked_child() noexcept { g_forked_child.store(true, std::memory_order
 
 }  // namespace
 
-HostBarrier::HostBarrier(MPI_Comm world, int world_rank) {
+HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shared_comm_(shared) {
   static const int registered = pthread_atfork(nullptr, nullptr, mark_forked_child);
   (void)registered;
   MpiLock lock;
-  check_mpi(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, world_rank, MPI_INFO_NULL, &shared_comm_),
-            "MPI_Comm_split_type");
   check_mpi(MPI_Comm_set_errhandler(shared_comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(shared_comm_, &local_rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(shared_comm_, &local_count_), "MPI_Comm_size");

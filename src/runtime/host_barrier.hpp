@@ -29,9 +29,10 @@ namespace popdist::detail {
 
 class HostBarrier {
  public:
-  /// Collective over `world` (every instance): splits it by shared memory, allocates the window
-  /// on each host and the leaders' communicator. Throws MpiError.
-  HostBarrier(MPI_Comm world, int world_rank);
+  /// Collective over `world` (every instance): allocates the window on each host and the
+  /// leaders' communicator. `shared` is world split by shared memory with the world rank as key
+  /// (init() made it already); the barrier takes it over and frees it. Throws MpiError.
+  HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared);
   /// Frees the window and the communicators (finalize); never throws.
   ~HostBarrier();
   HostBarrier(const HostBarrier&) = delete;

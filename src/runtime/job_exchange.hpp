@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/deadline.hpp"
@@ -77,6 +78,9 @@ class JobExchange {
   [[nodiscard]] std::vector<InstanceRecord> gather_records(const InstanceRecord& mine);
   /// On request only (instance_views(), survey_job()): every instance's hostname.
   [[nodiscard]] std::vector<std::string> gather_hostnames(const std::string& mine);
+  /// Hands the shared-memory communicator of step 1 over to the caller (the host barrier), who
+  /// frees it; MPI_COMM_NULL before step 1.
+  [[nodiscard]] MPI_Comm release_shared() noexcept { return std::exchange(shared_, MPI_COMM_NULL); }
 
  private:
   void wait(std::vector<MPI_Request>& requests, const char* step);

@@ -265,7 +265,8 @@ void initialize(detail::RuntimeState& state) {
     // where every instance is known to be present, so that no synchronize has to make it (a
     // timed one could not: its creation is collective and cannot be bounded).
     const detail::Watchdog watchdog(timeout_for_init(), "every instance to set up the host barrier in init()");
-    detail::g_hot.host_barrier.store(new detail::HostBarrier(state.world, state.rank), std::memory_order_release);
+    detail::g_hot.host_barrier.store(new detail::HostBarrier(state.world, state.rank, exchange.release_shared()),
+                                     std::memory_order_release);
   }
   detail::set_log_identity(state.rank, state.size, host_name());
 }
