@@ -5,8 +5,8 @@
 
 #include <limits>
 
+#include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
-#include "runtime/mpi_call.hpp"
 
 namespace popdist::detail {
 namespace {

@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/deadline.hpp"
+#include "mpi/deadline.hpp"
 #include "runtime/instance_record.hpp"
 
 namespace popdist::detail {

@@ -17,15 +17,15 @@
 #include <typeinfo>
 
 #include "core/log.hpp"
+#include "mpi/deadline.hpp"
+#include "mpi/mpi_call.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
-#include "runtime/deadline.hpp"
-#include "runtime/host_barrier.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/host_barrier.hpp"
+#include "registry/registry.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/registry_state.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"
 

@@ -1,4 +1,4 @@
-// Registration's handshake, a dissemination exchange (runtime/handshake.cpp), at any number of
+// Registration's handshake, a dissemination exchange (registry/protocols/handshake.cpp), at any number of
 // ranks (non-powers of two included), counted through the PMPI layer of the scaling benchmark:
 //  1. a first registration over all instances sends ceil(log2 k) handshake messages per member
 //     when everyone comes at once (k - 1 more, the escalation's presences, when it took longer

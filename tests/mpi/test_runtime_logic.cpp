@@ -10,10 +10,10 @@
 
 #include "popdist/error.hpp"
 #include "popdist/job_check.hpp"
-#include "runtime/handshake.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/handshake.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
-#include "runtime/instance_sets.hpp"
 #include "error_message.hpp"
 
 using popdist::detail::InstanceRecord;

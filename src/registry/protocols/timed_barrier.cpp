@@ -68,7 +68,7 @@
 // Nothing here is a collective, so the job can still finalize after a timeout: unmatched
 // messages are left in MPI's queues, send requests are released at finalize, and finalize
 // cancels the GAVE_UP receives (cancel_timed_receives).
-#include "runtime/timed_barrier.hpp"
+#include "registry/protocols/timed_barrier.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -81,14 +81,14 @@
 #include <thread>
 #include <vector>
 
+#include "mpi/mpi_call.hpp"
+#include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "runtime/host_barrier.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/pending_sends.hpp"
-#include "runtime/registry_state.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/host_barrier.hpp"
+#include "registry/protocols/timed_rounds.hpp"
+#include "registry/registry.hpp"
 #include "runtime/runtime_state.hpp"
-#include "runtime/timed_rounds.hpp"
 
 namespace popdist::detail {
 namespace {

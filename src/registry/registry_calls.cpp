@@ -1,19 +1,19 @@
-// The public registry functions (registry.hpp): the non-member policy and the untimed hot path.
-// Finding the set an id or participants name lives in entry_lookup.cpp, creation in
-// registry.cpp, the timed protocol in timed_barrier.cpp.
+// The calls of the public registry.hpp but execute_on_instances (execute_on_instances.cpp): the
+// non-member policy and the untimed hot path. Finding the set an id or participants name lives
+// in lookup.cpp, creation in registry.cpp, the protocols in protocols/.
 #include <fmt/format.h>
 
+#include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
-#include "runtime/entry_lookup.hpp"
-#include "runtime/host_barrier.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/registry_state.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/lookup.hpp"
+#include "registry/protocols/host_barrier.hpp"
+#include "registry/protocols/timed_barrier.hpp"
+#include "registry/registry.hpp"
+#include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
-#include "runtime/scope.hpp"
-#include "runtime/timed_barrier.hpp"
 
 namespace popdist {
 namespace {
@@ -84,15 +84,13 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
     // The hot path: the current scope, found without a call, a lookup or an allocation; then
     // the host-aware barrier for all instances (below MPI_Barrier's cost on one host), or
     // exactly one MPI_Barrier for a scope (<= 1.05x a raw one).
-    auto* scope = detail::innermost_scope();
-    if (scope == nullptr) {
+    auto& entry = *detail::current_entry();
+    if (&entry == hot.root.load(std::memory_order_relaxed)) {
       // All instances: the host-aware barrier (shared memory inside a host, leaders across).
-      auto* root = hot.root.load(std::memory_order_relaxed);
-      if (root->abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(*root, "synchronize");
+      if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
       hot.host_barrier.load(std::memory_order_acquire)->wait();
       return;
     }
-    auto& entry = scope != nullptr ? *scope : *hot.root.load(std::memory_order_relaxed);
     if (entry.is_member && entry.created.load(std::memory_order_acquire) &&
         !entry.abandoned.load(std::memory_order_relaxed)) {
       detail::MpiLock lock;
@@ -105,15 +103,14 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
   if (timeout) detail::check_timeout_argument(timeout->count());
   const auto& runtime = detail::runtime_state();
   if (communicator_id.empty() && participants.empty()) {
-    auto* scope = detail::innermost_scope();
-    barrier(scope != nullptr ? *scope : detail::registry().root(), timeout, runtime);
+    barrier(*detail::current_entry(), timeout, runtime);
     return;
   }
   barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, runtime);
 }
 
 InstanceSet current_scope() {
-  if (const auto* scope = detail::innermost_scope()) return {scope->members.begin(), scope->members.end()};
+  if (const auto* entry = detail::current_entry()) return {entry->members.begin(), entry->members.end()};
   InstanceSet everyone;
   for (int i = 0; i < num_instances(); ++i) everyone.insert(i);
   return everyone;

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/deadline.hpp"
+#include "mpi/deadline.hpp"
 
 namespace popdist::detail {
 

@@ -1,4 +1,4 @@
-#include "runtime/host_barrier.hpp"
+#include "registry/protocols/host_barrier.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>
@@ -15,8 +15,8 @@
 #include <new>
 #include <vector>
 
+#include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
-#include "runtime/mpi_call.hpp"
 
 namespace popdist::detail {
 namespace {

@@ -1,13 +1,13 @@
-#include "runtime/entry_lookup.hpp"
+#include "registry/lookup.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
-#include "runtime/instance_sets.hpp"
-#include "runtime/registry_state.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/registry.hpp"
+#include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
-#include "runtime/scope.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -64,7 +64,8 @@ Entry& resolve_uncached(const std::string& id, const InstanceSet& participants, 
 }
 
 Entry& resolve_uncached(const std::string& id, const std::vector<int>& participants, const char* function) {
-  return registry().resolve(id, participants, function);
+  if (participants.empty()) return registry().named(id, function);
+  return registry().find_or_add(participants, id, function);
 }
 
 /// synchronize()/native_communicator()'s resolution: the current scope when both `id` and
@@ -73,8 +74,7 @@ Entry& resolve_uncached(const std::string& id, const std::vector<int>& participa
 template <typename Members>
 Entry& resolve(const std::string& id, const Members& participants, const char* function) {
   if (id.empty() && participants.empty()) {
-    if (auto* scope = innermost_scope()) return *scope;
-    return registry().root();
+    return *current_entry();
   }
   if (auto* hit = cached_lookup(id, participants)) return *hit;
   // Read before the lookup: a change made meanwhile leaves the cache stale-marked, never wrong.

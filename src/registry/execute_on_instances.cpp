@@ -10,16 +10,16 @@
 #include <typeinfo>
 #include <vector>
 
+#include "mpi/deadline.hpp"
+#include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
-#include "runtime/deadline.hpp"
-#include "runtime/entry_lookup.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/registry_state.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/lookup.hpp"
+#include "registry/protocols/timed_barrier.hpp"
+#include "registry/registry.hpp"
+#include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
-#include "runtime/scope.hpp"
-#include "runtime/timed_barrier.hpp"
 
 namespace popdist {
 namespace {
@@ -116,7 +116,7 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
   }
 }
 
-/// The set to run on, through the per-thread lookup cache (entry_lookup.hpp).
+/// The set to run on, through the per-thread lookup cache (lookup.hpp).
 template <typename Instances>
 Entry& entry_for(const Instances& instances) {
   detail::require_initialized("execute_on_instances");

@@ -1,9 +1,9 @@
-#include "runtime/deadline.hpp"
+#include "mpi/deadline.hpp"
 
 #include <algorithm>
 #include <thread>
 
-#include "runtime/mpi_call.hpp"
+#include "mpi/mpi_call.hpp"
 
 namespace popdist::detail {
 namespace {

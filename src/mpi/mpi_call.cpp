@@ -1,4 +1,4 @@
-#include "runtime/mpi_call.hpp"
+#include "mpi/mpi_call.hpp"
 
 #include <string>
 

@@ -49,7 +49,7 @@
 // set, so that a late member does not enter the creation alone. (A late member whose last Hello
 // arrives in the instant between that look and a peer's deadline can still enter it: any timeout
 // has that race.)
-#include "runtime/handshake.hpp"
+#include "registry/protocols/handshake.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -62,10 +62,10 @@
 #include <set>
 #include <thread>
 
+#include "mpi/mpi_call.hpp"
+#include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/pending_sends.hpp"
+#include "registry/instance_sets.hpp"
 
 namespace popdist::detail {
 namespace {

@@ -3,6 +3,8 @@
 // thread use the innermost enclosing set. Thread-local: two threads running different
 // execute_on_instances bodies do not see each other's scope.
 
+#include "runtime/runtime_state.hpp"
+
 namespace popdist::detail {
 
 struct Entry;
@@ -14,6 +16,14 @@ inline thread_local Entry* t_innermost_scope = nullptr;
 
 /// The innermost enclosing execute_on_instances set on this thread, or nullptr.
 [[nodiscard]] inline Entry* innermost_scope() noexcept { return t_innermost_scope; }
+
+/// What a call without participants or id means: the innermost scope, else all instances (the
+/// root scope; nullptr before init()). The one place that decides it; inline and without a lock
+/// because synchronize()'s hot path asks it on every call.
+[[nodiscard]] inline Entry* current_entry() noexcept {
+  if (auto* scope = t_innermost_scope) return scope;
+  return g_hot.root.load(std::memory_order_relaxed);
+}
 
 /// Pushes a scope for its lifetime (pops it even when the body throws).
 class ScopeGuard {

@@ -1,16 +1,16 @@
-#include "runtime/registry_state.hpp"
+#include "registry/registry.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "mpi/deadline.hpp"
+#include "mpi/mpi_call.hpp"
+#include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "runtime/deadline.hpp"
-#include "runtime/instance_sets.hpp"
-#include "runtime/mpi_call.hpp"
-#include "runtime/pending_sends.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/timed_barrier.hpp"
+#include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
-#include "runtime/scope.hpp"
-#include "runtime/timed_barrier.hpp"
 
 namespace popdist::detail {
 
@@ -122,13 +122,6 @@ Entry& Registry::named(const std::string& id, const char* function) {
                                  id));
   }
   return *found->second;
-}
-
-Entry& Registry::resolve(const std::string& id, const std::vector<int>& participants, const char* function) {
-  if (!participants.empty()) return find_or_add(participants, id, function);
-  if (!id.empty()) return named(id, function);
-  if (auto* scope = innermost_scope()) return *scope;
-  return root();
 }
 
 void Registry::ensure_created(Entry& entry, std::optional<double> timeout) {

@@ -1,6 +1,6 @@
-#include "runtime/pending_sends.hpp"
+#include "mpi/pending_sends.hpp"
 
-#include "runtime/mpi_call.hpp"
+#include "mpi/mpi_call.hpp"
 
 namespace popdist::detail {
 

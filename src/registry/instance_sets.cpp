@@ -1,4 +1,4 @@
-#include "runtime/instance_sets.hpp"
+#include "registry/instance_sets.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

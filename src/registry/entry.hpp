@@ -1,0 +1,52 @@
+#pragma once
+// One set of instances in the registry: its identity, its communicator, and its synchronize
+// state (DESIGN.md 5).
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "registry/protocols/timed_rounds.hpp"
+
+namespace popdist::detail {
+
+/// One set of instances. Entries are never moved or deleted before finalize(), so pointers to
+/// them (the root scope, the scope stacks) stay valid and the hot path needs no lookup.
+struct Entry {
+  // The set's identity (fixed once made; the name and handshake id under the registry's lock).
+  std::vector<int> members;  ///< sorted
+  std::uint64_t hash = 0;    ///< set_hash(members)
+  std::string name;          ///< the first id it was registered under, else "{0, 1}"
+  std::string handshake_id;  ///< the id sent in the creation handshake ("" when none)
+  bool is_member = false;
+  int arrived_tag = 0;       ///< timed synchronize tags on the control communicator
+  int gave_up_tag = 0;
+  // Its communicator (registry.cpp creates it).
+  /// The communicator, valid once `created` is true (release/acquire publishes it to threads).
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool owns_comm = true;     ///< false for the root scope (its communicator is the runtime's)
+  std::atomic<bool> created{false};
+  // Its synchronize state (protocols/timed_barrier.cpp).
+  /// Set when a timed synchronize over this set timed out; `abandoned_reason` is written first.
+  std::atomic<bool> abandoned{false};
+  std::string abandoned_reason;
+  std::atomic<std::uint64_t> timed_sequence{0};
+  /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
+  std::unique_ptr<TimedRounds> timed;
+  /// Held for the duration of a timed round: two threads running one over the same set at once
+  /// would share `timed`, so the second gets an error instead (MPI forbids the same of a
+  /// collective on one communicator anyway).
+  std::atomic<bool> timed_in_progress{false};
+};
+
+/// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
+/// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit
+/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.
+inline std::atomic<std::uint64_t> g_registry_generation{1};
+inline void bump_registry_generation() noexcept { g_registry_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+}  // namespace popdist::detail
