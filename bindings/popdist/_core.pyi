@@ -7,6 +7,9 @@ __version__: str
 TopologyFields = Dict[str, Any]
 TopologyLike = Union[Mapping[str, Any], Any]  # a fields dict or a popdist.Topology
 
+#: The names of the topology's fields, in order (the core's table, popdist/topology_fields.hpp).
+TOPOLOGY_FIELDS: Tuple[str, ...]
+
 def process_topology() -> TopologyFields: ...
 def detect(env: Mapping[str, str]) -> TopologyFields: ...
 def read_env_file(path: str) -> Dict[str, str]: ...

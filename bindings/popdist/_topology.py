@@ -2,24 +2,11 @@
 
 __all__ = ["Topology", "TOPOLOGY_KEYS"]
 
-#: The keys of Topology.to_dict(), in order: exactly those of ``popdist topology --json``.
-TOPOLOGY_KEYS = (
-    "launcher",
-    "instance_index",
-    "num_instances",
-    "local_instance_index",
-    "num_local_instances",
-    "host_index",
-    "num_local_replicas",
-    "num_total_replicas",
-    "replica_index_offset",
-    "ipus_per_replica",
-    "uniform_replicas_per_instance",
-    "popdist_env_set",
-    "device_id",
-    "provenance",
-    "warnings",
-)
+from ._core import TOPOLOGY_FIELDS
+
+#: The keys of Topology.to_dict(), in order: exactly those of ``popdist topology --json``: the
+#: core's table of fields (popdist/topology_fields.hpp), then the device id, provenance, warnings.
+TOPOLOGY_KEYS = tuple(TOPOLOGY_FIELDS) + ("device_id", "provenance", "warnings")
 
 
 class Topology:

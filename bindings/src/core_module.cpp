@@ -16,6 +16,7 @@
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
 #include "popdist/topology.hpp"
+#include "popdist/topology_fields.hpp"
 #include "popdist/version.hpp"
 #include "python_arguments.hpp"
 #include "topology_dict.hpp"
@@ -77,6 +78,14 @@ PYBIND11_MODULE(_core, m) {
         return popdist::python::timeout_seconds(timeout, caller.c_str());
       },
       py::arg("timeout"), py::arg("caller"));
+  // The core's field table (popdist/topology_fields.hpp): the names, in order, that to_dict()
+  // and the CLI's JSON share.
+  py::tuple field_names(popdist::topology_fields.size());
+  for (std::size_t i = 0; i < popdist::topology_fields.size(); ++i) {
+    const auto name = popdist::topology_fields[i].name;
+    field_names[i] = py::str(name.data(), name.size());
+  }
+  m.attr("TOPOLOGY_FIELDS") = field_names;
   m.def(
       "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
       "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");

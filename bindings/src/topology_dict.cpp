@@ -5,6 +5,7 @@
 #include <string>
 
 #include "popdist/error.hpp"
+#include "popdist/topology_fields.hpp"
 
 namespace py = pybind11;
 
@@ -12,18 +13,18 @@ namespace popdist::python {
 
 py::dict topology_to_dict(const Topology& topology) {
   py::dict d;
-  d["launcher"] = std::string(launcher_name(topology.launcher));
-  d["instance_index"] = topology.instance_index;
-  d["num_instances"] = topology.num_instances;
-  d["local_instance_index"] = topology.local_instance_index;
-  d["num_local_instances"] = topology.num_local_instances;
-  d["host_index"] = topology.host_index ? py::object(py::int_(*topology.host_index)) : py::object(py::none());
-  d["num_local_replicas"] = topology.num_local_replicas;
-  d["num_total_replicas"] = topology.num_total_replicas;
-  d["replica_index_offset"] = topology.replica_index_offset;
-  d["ipus_per_replica"] = topology.ipus_per_replica;
-  d["uniform_replicas_per_instance"] = topology.uniform_replicas_per_instance;
-  d["popdist_env_set"] = topology.popdist_env_set;
+  for (const auto& field : topology_fields) {
+    const py::str key(field.name.data(), field.name.size());
+    if (field.kind == FieldKind::LauncherName) {
+      d[key] = std::string(launcher_name(topology.launcher));
+    } else if (field.kind == FieldKind::Flag) {
+      d[key] = topology.*field.flag;
+    } else if (const auto number = field_integer(topology, field)) {
+      d[key] = *number;
+    } else {
+      d[key] = py::none();  // host_index unknown
+    }
+  }
   try {
     d["device_id"] = device_id(topology);
   } catch (const popdist::TopologyError&) {
@@ -38,33 +39,30 @@ py::dict topology_to_dict(const Topology& topology) {
 Topology topology_from_object(const py::handle& object) {
   py::dict d = py::hasattr(object, "_fields") ? py::dict(object.attr("_fields")) : py::dict(py::reinterpret_borrow<py::object>(object));
   Topology t;
-  auto get_int = [&](const char* key, int& field) {
-    if (d.contains(key)) field = d[key].cast<int>();
-  };
-  auto get_bool = [&](const char* key, bool& field) {
-    if (d.contains(key)) field = d[key].cast<bool>();
-  };
-  if (d.contains("launcher")) {
-    auto name = d["launcher"].cast<std::string>();
-    auto launcher = parse_launcher_name(name);
-    if (!launcher) throw UsageError("topology: unknown launcher '" + name + "'");
-    t.launcher = *launcher;
+  for (const auto& field : topology_fields) {
+    const py::str key(field.name.data(), field.name.size());
+    if (!d.contains(key)) continue;
+    const py::object value = d[key];
+    switch (field.kind) {
+      case FieldKind::LauncherName: {
+        const auto name = value.cast<std::string>();
+        const auto launcher = parse_launcher_name(name);
+        if (!launcher) throw UsageError("topology: unknown launcher '" + name + "'");
+        t.launcher = *launcher;
+        break;
+      }
+      case FieldKind::Flag:
+        t.*field.flag = value.cast<bool>();
+        break;
+      case FieldKind::Integer:
+        t.*field.integer = value.cast<int>();
+        break;
+      case FieldKind::OptionalInteger:
+        t.host_index = value.is_none() ? std::nullopt : std::optional<int>(value.cast<int>());
+        break;
+    }
   }
-  get_int("instance_index", t.instance_index);
-  get_int("num_instances", t.num_instances);
-  get_int("local_instance_index", t.local_instance_index);
-  get_int("num_local_instances", t.num_local_instances);
-  if (d.contains("host_index")) {
-    py::object host = d["host_index"];
-    t.host_index = host.is_none() ? std::nullopt : std::optional<int>(host.cast<int>());
-  }
-  get_int("num_local_replicas", t.num_local_replicas);
-  get_int("num_total_replicas", t.num_total_replicas);
-  get_int("replica_index_offset", t.replica_index_offset);
-  get_int("ipus_per_replica", t.ipus_per_replica);
-  get_bool("uniform_replicas_per_instance", t.uniform_replicas_per_instance);
-  get_bool("popdist_env_set", t.popdist_env_set);
-  get_bool("ipus_per_replica_set", t.ipus_per_replica_set);
+  if (d.contains("ipus_per_replica_set")) t.ipus_per_replica_set = d["ipus_per_replica_set"].cast<bool>();
   if (d.contains("provenance")) t.provenance = d["provenance"].cast<std::map<std::string, std::string>>();
   if (d.contains("warnings")) t.warnings = d["warnings"].cast<std::vector<std::string>>();
   return t;

@@ -9,4 +9,5 @@
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "popdist/topology.hpp"
+#include "popdist/topology_fields.hpp"
 #include "popdist/version.hpp"

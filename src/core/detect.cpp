@@ -40,6 +40,7 @@
 #include "core/unused_variables.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology.hpp"
+#include "popdist/topology_fields.hpp"
 
 namespace popdist {
 namespace {
@@ -243,19 +244,19 @@ void apply_replicas_with_launcher(Topology& t, const Contract& c, const Identity
   const std::string local_text = c.local ? show(*c.local) : fmt::format("{} replica(s) per instance (default)", 1);
   if (c.total) {
     t.num_total_replicas = c.total->value;
-    t.provenance["num_total_replicas"] = kTotal;
+    source_of(t, field::num_total_replicas) = kTotal;
   } else {
     if (uniform_total > INT32_MAX) {
       throw EnvironmentError(fmt::format("{} x {} = {} replicas in total, more than {}; expected a total that fits",
                                          local_text, show(id.size), uniform_total, INT32_MAX));
     }
     t.num_total_replicas = static_cast<int>(uniform_total);
-    t.provenance["num_total_replicas"] = "derived";
+    source_of(t, field::num_total_replicas) = "derived";
   }
   const bool total_is_uniform = t.num_total_replicas == uniform_total;
   if (c.uniform) {
     t.uniform_replicas_per_instance = c.uniform->value == 1;
-    t.provenance["uniform_replicas_per_instance"] = kUniform;
+    source_of(t, field::uniform_replicas_per_instance) = kUniform;
     if (t.uniform_replicas_per_instance && !total_is_uniform) {
       throw EnvironmentError(fmt::format("{} but {} is not {} x {} = {}; expected the total to be the local replicas "
                                          "times the instances",
@@ -263,7 +264,7 @@ void apply_replicas_with_launcher(Topology& t, const Contract& c, const Identity
     }
   } else {
     t.uniform_replicas_per_instance = total_is_uniform;
-    t.provenance["uniform_replicas_per_instance"] = "derived";
+    source_of(t, field::uniform_replicas_per_instance) = "derived";
   }
   if (t.num_total_replicas < id.size.value) {
     throw EnvironmentError(fmt::format("{} is less than the {} instances ({}); expected at least one replica per "
@@ -273,7 +274,7 @@ void apply_replicas_with_launcher(Topology& t, const Contract& c, const Identity
   const std::int64_t expected_offset = static_cast<std::int64_t>(id.rank.value) * t.num_local_replicas;
   if (c.offset) {
     t.replica_index_offset = c.offset->value;
-    t.provenance["replica_index_offset"] = kOffset;
+    source_of(t, field::replica_index_offset) = kOffset;
     if (t.uniform_replicas_per_instance && c.offset->value != expected_offset) {
       // Uniformity stated by the variable, or derived from total == local x instances: either
       // way instance i must own [i x local, (i + 1) x local), or the launcher's rank order and
@@ -292,7 +293,7 @@ void apply_replicas_with_launcher(Topology& t, const Contract& c, const Identity
     // total == local x instances, so instance x local is the only offset that can tile the job
     // (it fits in int: it is less than total).
     t.replica_index_offset = static_cast<int>(expected_offset);
-    t.provenance["replica_index_offset"] = "derived";
+    source_of(t, field::replica_index_offset) = "derived";
   } else {
     throw EnvironmentError(fmt::format("{} is not {} x {} = {} (replicas differ between instances), so {} is needed "
                                        "and is not set; expected each instance's first replica index in {}",
@@ -313,27 +314,27 @@ void apply_replicas_without_launcher(Topology& t, const Contract& c) {
   const std::string local_text = c.local ? show(*c.local) : std::string("1 local replica (default)");
   if (c.uniform && c.uniform->value == 0) need_launcher(show(*c.uniform) + " says replicas are not uniform");
   t.uniform_replicas_per_instance = true;
-  t.provenance["uniform_replicas_per_instance"] = c.uniform ? kUniform : "derived";
+  source_of(t, field::uniform_replicas_per_instance) = c.uniform ? kUniform : "derived";
   if (c.total) {
     t.num_total_replicas = c.total->value;
-    t.provenance["num_total_replicas"] = kTotal;
+    source_of(t, field::num_total_replicas) = kTotal;
   } else {
     // One instance: it drives every replica.
     t.num_total_replicas = local;
-    t.provenance["num_total_replicas"] = "derived";
+    source_of(t, field::num_total_replicas) = "derived";
   }
   if (t.num_total_replicas % local != 0) {
     need_launcher(fmt::format("{} is not a multiple of {}", show(*c.total), local_text));
   }
   t.replica_index_offset = c.offset ? c.offset->value : 0;
-  t.provenance["replica_index_offset"] = c.offset ? kOffset : "default";
+  source_of(t, field::replica_index_offset) = c.offset ? kOffset : "default";
   if (c.offset && c.offset->value % local != 0) {
     need_launcher(fmt::format("{} is not a multiple of {}", show(*c.offset), local_text));
   }
   t.num_instances = t.num_total_replicas / local;
   t.instance_index = t.replica_index_offset / local;
-  t.provenance["num_instances"] = "derived";
-  t.provenance["instance_index"] = t.replica_index_offset == 0 && !c.offset ? "default" : "derived";
+  source_of(t, field::num_instances) = "derived";
+  source_of(t, field::instance_index) = t.replica_index_offset == 0 && !c.offset ? "default" : "derived";
 }
 
 /// The local instance index/count: POPDIST_LOCAL_INSTANCE_INDEX, else the launcher's local
@@ -345,11 +346,11 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
   const bool launcher_rank_only = id && id->local_rank && !id->local_size;
   if (launcher_local) {
     t.num_local_instances = id->local_size->value;
-    t.provenance["num_local_instances"] = id->local_size->source;
+    source_of(t, field::num_local_instances) = id->local_size->source;
   }
   if (c.local_instance) {
     t.local_instance_index = c.local_instance->value;
-    t.provenance["local_instance_index"] = kLocalInstance;
+    source_of(t, field::local_instance_index) = kLocalInstance;
     if (launcher_local && c.local_instance->value >= id->local_size->value) {
       throw EnvironmentError(fmt::format("{} is not less than {} (the launcher's processes on this node); expected a "
                                          "local instance index in 0..{}",
@@ -359,7 +360,7 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
       throw EnvironmentError(fmt::format("{} is not less than the job's {} instance(s) ({}); expected a local "
                                          "instance index in 0..{}",
                                          show(*c.local_instance), t.num_instances,
-                                         t.provenance["num_instances"], t.num_instances - 1));
+                                         source_of(t, field::num_instances), t.num_instances - 1));
     }
     if (launcher_rank_only && c.local_instance->value != id->local_rank->value) {
       throw EnvironmentError(fmt::format("{} and {} disagree; expected the same local instance index",
@@ -368,21 +369,21 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
     if (!launcher_local) {
       // Nothing says how many instances share the host; index + 1 is the least there can be.
       t.num_local_instances = c.local_instance->value + 1;
-      t.provenance["num_local_instances"] = "derived";
+      source_of(t, field::num_local_instances) = "derived";
     }
   } else if (launcher_local) {
     t.local_instance_index = id->local_rank->value;
-    t.provenance["local_instance_index"] = id->local_rank->source;
+    source_of(t, field::local_instance_index) = id->local_rank->source;
   } else if (launcher_rank_only) {
     t.local_instance_index = id->local_rank->value;
-    t.provenance["local_instance_index"] = id->local_rank->source;
+    source_of(t, field::local_instance_index) = id->local_rank->source;
     t.num_local_instances = id->local_rank->value + 1;
-    t.provenance["num_local_instances"] = "derived";
+    source_of(t, field::num_local_instances) = "derived";
   } else {
     t.local_instance_index = 0;
     t.num_local_instances = 1;
-    t.provenance["local_instance_index"] = "default";
-    t.provenance["num_local_instances"] = "default";
+    source_of(t, field::local_instance_index) = "default";
+    source_of(t, field::num_local_instances) = "default";
   }
 }
 
@@ -411,27 +412,27 @@ Topology detect(const EnvLookup& env) {
 
   Topology t;
   t.launcher = choice.launcher;
-  t.provenance["launcher"] = choice.source;
+  source_of(t, field::launcher) = choice.source;
 
   t.num_local_replicas = contract.local ? contract.local->value : 1;
-  t.provenance["num_local_replicas"] = contract.local ? kLocal : "default";
+  source_of(t, field::num_local_replicas) = contract.local ? kLocal : "default";
   t.ipus_per_replica = contract.ipus ? contract.ipus->value : 1;
-  t.provenance["ipus_per_replica"] = contract.ipus ? kIpus : "default";
+  source_of(t, field::ipus_per_replica) = contract.ipus ? kIpus : "default";
   t.ipus_per_replica_set = contract.ipus.has_value();
 
   if (choice.identity) {
     const Identity& id = *choice.identity;
     t.instance_index = id.rank.value;
     t.num_instances = id.size.value;
-    t.provenance["instance_index"] = id.rank.source;
-    t.provenance["num_instances"] = id.size.source;
+    source_of(t, field::instance_index) = id.rank.source;
+    source_of(t, field::num_instances) = id.size.source;
     t.host_index = id.node ? std::optional<int>(id.node->value) : std::nullopt;
-    t.provenance["host_index"] = id.node ? id.node->source : "default";
+    source_of(t, field::host_index) = id.node ? id.node->source : "default";
     apply_replicas_with_launcher(t, contract, id);
   } else {
     // PopRun's variables alone give no host: leave it unknown rather than guess.
     t.host_index = std::nullopt;
-    t.provenance["host_index"] = "default";
+    source_of(t, field::host_index) = "default";
     apply_replicas_without_launcher(t, contract);
   }
   apply_local_instance(t, contract, choice.identity);

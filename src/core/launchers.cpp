@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "core/numbers.hpp"
-#include "core/slurm_tasks.hpp"
+#include "popdist/slurm_tasks.hpp"
 #include "popdist/error.hpp"
 
 namespace popdist::detail {
@@ -173,34 +173,36 @@ Identity torchrun_read(const EnvLookup& env) {
   return validated(std::move(identity));
 }
 
-// ---- Open MPI -----------------------------------------------------------------------------------
+// ---- Open MPI and MVAPICH2: one shape --------------------------------------------------------------
+// Two marker variables (the size or the rank), rank and size, local rank and local size (both or
+// neither), no node index. One description per family; one probe, one reader for both.
 
-std::optional<std::string> openmpi_present(const EnvLookup& env) {
-  return first_set(env, {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"});
+struct PlainFamily {
+  Launcher launcher;
+  const char* rank;
+  const char* size;
+  const char* local_rank;
+  const char* local_size;
+};
+
+// No node index for Open MPI: OMPI_COMM_WORLD_NODE_RANK is the rank among the node's processes.
+constexpr PlainFamily kOpenMpi{Launcher::OpenMpi, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                               "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"};
+constexpr PlainFamily kMvapich2{Launcher::Mvapich2, "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE",
+                                "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE"};
+
+template <const PlainFamily& Family>
+std::optional<std::string> plain_present(const EnvLookup& env) {
+  return first_set(env, {Family.size, Family.rank});
 }
 
-Identity openmpi_read(const EnvLookup& env) {
+template <const PlainFamily& Family>
+Identity plain_read(const EnvLookup& env) {
   Identity identity;
-  identity.launcher = Launcher::OpenMpi;
-  identity.detected_by = openmpi_present(env).value_or(kForced);
-  read_rank_and_size(identity, env, "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE");
-  read_local(identity, env, "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE");
-  // No node index: OMPI_COMM_WORLD_NODE_RANK is the rank among the node's processes.
-  return validated(std::move(identity));
-}
-
-// ---- MVAPICH2 -----------------------------------------------------------------------------------
-
-std::optional<std::string> mvapich2_present(const EnvLookup& env) {
-  return first_set(env, {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"});
-}
-
-Identity mvapich2_read(const EnvLookup& env) {
-  Identity identity;
-  identity.launcher = Launcher::Mvapich2;
-  identity.detected_by = mvapich2_present(env).value_or(kForced);
-  read_rank_and_size(identity, env, "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE");
-  read_local(identity, env, "MV2_COMM_WORLD_LOCAL_RANK", "MV2_COMM_WORLD_LOCAL_SIZE");
+  identity.launcher = Family.launcher;
+  identity.detected_by = plain_present<Family>(env).value_or(kForced);
+  read_rank_and_size(identity, env, Family.rank, Family.size);
+  read_local(identity, env, Family.local_rank, Family.local_size);
   return validated(std::move(identity));
 }
 
@@ -397,6 +399,18 @@ Identity read_named(const EnvLookup& env) {
   }
 }
 
+/// The probe of a family of the plain shape, every part of it from the family's description.
+template <const PlainFamily& Family>
+LauncherProbe plain_probe() {
+  const auto name = std::string(launcher_name(Family.launcher));
+  return {Family.launcher,
+          {Family.size, Family.rank},
+          plain_present<Family>,
+          read_named<plain_read<Family>, Family.launcher>,
+          {{Family.rank, true}, {Family.size}, {Family.local_rank, true}, {Family.local_size}},
+          fmt::format("{} needs {} and {}", name, Family.rank, Family.size)};
+}
+
 }  // namespace
 
 std::string Identity::summary() const {
@@ -432,20 +446,8 @@ const std::vector<LauncherProbe>& launcher_probes() {
        {{"HOROVOD_RANK", true}, {"HOROVOD_SIZE"}, {"HOROVOD_LOCAL_RANK", true}, {"HOROVOD_LOCAL_SIZE"},
         {"HOROVOD_CROSS_RANK", true}, {"HOROVOD_CROSS_SIZE"}},
        "horovod needs HOROVOD_RANK and HOROVOD_SIZE"},
-      {Launcher::OpenMpi,
-       {"OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK"},
-       openmpi_present,
-       read_named<openmpi_read, Launcher::OpenMpi>,
-       {{"OMPI_COMM_WORLD_RANK", true}, {"OMPI_COMM_WORLD_SIZE"}, {"OMPI_COMM_WORLD_LOCAL_RANK", true},
-        {"OMPI_COMM_WORLD_LOCAL_SIZE"}},
-       "openmpi needs OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE"},
-      {Launcher::Mvapich2,
-       {"MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK"},
-       mvapich2_present,
-       read_named<mvapich2_read, Launcher::Mvapich2>,
-       {{"MV2_COMM_WORLD_RANK", true}, {"MV2_COMM_WORLD_SIZE"}, {"MV2_COMM_WORLD_LOCAL_RANK", true},
-        {"MV2_COMM_WORLD_LOCAL_SIZE"}},
-       "mvapich2 needs MV2_COMM_WORLD_RANK and MV2_COMM_WORLD_SIZE"},
+      plain_probe<kOpenMpi>(),
+      plain_probe<kMvapich2>(),
       {Launcher::Pals,
        {"PALS_RANKID", "PALS_LOCAL_RANKID", "PALS_NODEID", "PALS_APID", "PMI_LOCAL_RANK with PMI_RANK"},
        pals_present,

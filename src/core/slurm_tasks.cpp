@@ -1,12 +1,16 @@
-#include "core/slurm_tasks.hpp"
+#include "popdist/slurm_tasks.hpp"
 
 #include <fmt/format.h>
 
 #include "core/numbers.hpp"
 #include "popdist/error.hpp"
 
-namespace popdist::detail {
+namespace popdist {
 namespace {
+
+using detail::Expect;
+using detail::parse_decimal;
+using detail::printable;
 
 constexpr std::string_view kExpectedForm =
     "a comma-separated list of task counts, each 'C' or 'C(xR)' (C tasks on each of R nodes), e.g. '2(x3),1'";
@@ -71,4 +75,4 @@ int SlurmTasksPerNode::tasks_on_node(std::int64_t node) const {
                                      name_, value_, num_nodes_, node, num_nodes_ - 1));
 }
 
-}  // namespace popdist::detail
+}  // namespace popdist

@@ -1,12 +1,14 @@
-// Launcher names and the Topology value's comparison and printing.
+// Launcher names, the Topology value's comparison and printing, and the field table's helpers.
 
 #include <fmt/format.h>
 
 #include <array>
 #include <ostream>
+#include <stdexcept>
 #include <utility>
 
 #include "popdist/topology.hpp"
+#include "popdist/topology_fields.hpp"
 
 namespace popdist {
 namespace {
@@ -24,11 +26,6 @@ constexpr std::array<std::pair<Launcher, std::string_view>, 11> kLauncherNames =
     {Launcher::Lsf, "lsf"},
     {Launcher::PyTorch, "pytorch"},
 }};
-
-std::string provenance_of(const Topology& topology, const std::string& field) {
-  const auto found = topology.provenance.find(field);
-  return found == topology.provenance.end() ? std::string("unknown") : found->second;
-}
 
 }  // namespace
 
@@ -58,23 +55,48 @@ bool operator==(const Topology& a, const Topology& b) {
          a.provenance == b.provenance && a.warnings == b.warnings;
 }
 
+const TopologyField& topology_field(std::string_view name) {
+  for (const auto& field : topology_fields) {
+    if (field.name == name) return field;
+  }
+  throw std::out_of_range(fmt::format("no topology field '{}'", name));
+}
+
+std::optional<std::int64_t> field_integer(const Topology& topology, const TopologyField& field) {
+  if (field.kind == FieldKind::Integer) return topology.*field.integer;
+  if (field.kind == FieldKind::OptionalInteger && topology.host_index) return *topology.host_index;
+  return std::nullopt;
+}
+
+std::string field_text(const Topology& topology, const TopologyField& field, std::string_view yes, std::string_view no) {
+  switch (field.kind) {
+    case FieldKind::LauncherName:
+      return std::string(launcher_name(topology.launcher));
+    case FieldKind::Flag:
+      return std::string(topology.*field.flag ? yes : no);
+    case FieldKind::Integer:
+    case FieldKind::OptionalInteger:
+      break;
+  }
+  const auto value = field_integer(topology, field);
+  return value ? std::to_string(*value) : std::string("unknown");
+}
+
+std::string provenance_of(const Topology& topology, std::string_view field) {
+  const auto found = topology.provenance.find(std::string(field));
+  return found == topology.provenance.end() ? std::string("unknown") : found->second;
+}
+
 std::string describe(const Topology& topology) {
   std::string text;
-  const auto line = [&](std::string_view field, const std::string& value) {
-    text += fmt::format("{:<30} {:<12} ({})\n", field, value, provenance_of(topology, std::string(field)));
-  };
-  line("launcher", std::string(launcher_name(topology.launcher)));
-  line("instance_index", std::to_string(topology.instance_index));
-  line("num_instances", std::to_string(topology.num_instances));
-  line("local_instance_index", std::to_string(topology.local_instance_index));
-  line("num_local_instances", std::to_string(topology.num_local_instances));
-  line("host_index", topology.host_index ? std::to_string(*topology.host_index) : std::string("unknown"));
-  line("num_local_replicas", std::to_string(topology.num_local_replicas));
-  line("num_total_replicas", std::to_string(topology.num_total_replicas));
-  line("replica_index_offset", std::to_string(topology.replica_index_offset));
-  line("ipus_per_replica", std::to_string(topology.ipus_per_replica));
-  line("uniform_replicas_per_instance", topology.uniform_replicas_per_instance ? "true" : "false");
-  text += fmt::format("{:<30} {}\n", "popdist_env_set", topology.popdist_env_set ? "true" : "false");
+  for (const auto& field : topology_fields) {
+    const auto value = field_text(topology, field);
+    if (field.has_provenance) {
+      text += fmt::format("{:<30} {:<12} ({})\n", field.name, value, provenance_of(topology, field.name));
+    } else {
+      text += fmt::format("{:<30} {}\n", field.name, value);
+    }
+  }
   if (topology.warnings.empty()) {
     text += "warnings: none\n";
   } else {

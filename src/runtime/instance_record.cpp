@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "popdist/topology_fields.hpp"
 
 namespace popdist::detail {
 
@@ -64,52 +65,47 @@ std::vector<HostPlacement> host_placements(const std::vector<InstanceRecord>& re
   return placements;
 }
 
-bool supplied_by_variable(const Topology& topology, const std::string& field) {
-  const auto found = topology.provenance.find(field);
-  if (found == topology.provenance.end()) return false;
-  const auto& source = found->second;
-  return !source.empty() && source != "default" && source != "derived" && source != "mpi";
+bool supplied_by_variable(const Topology& topology, std::string_view field) {
+  const auto source = provenance_of(topology, field);
+  return !source.empty() && source != "unknown" && source != "default" && source != "derived" && source != "mpi";
 }
 
 SaidByLauncher said_by_launcher(const Topology& topology) {
   SaidByLauncher said;
-  said.local_index = supplied_by_variable(topology, "local_instance_index");
-  said.local_count = supplied_by_variable(topology, "num_local_instances");
-  said.host = topology.host_index.has_value() && supplied_by_variable(topology, "host_index");
+  said.local_index = supplied_by_variable(topology, field::local_instance_index);
+  said.local_count = supplied_by_variable(topology, field::num_local_instances);
+  said.host = topology.host_index.has_value() && supplied_by_variable(topology, field::host_index);
   return said;
 }
 
 std::vector<std::string> apply_placement(Topology& topology, SaidByLauncher said, const HostPlacement& placement) {
   std::vector<std::string> warnings;
-  const auto source = [&](const char* field) {
-    const auto found = topology.provenance.find(field);
-    return found == topology.provenance.end() ? std::string("?") : found->second;
-  };
+  const auto source = [&](std::string_view field) { return provenance_of(topology, field); };
   if (!said.local_index) {
     topology.local_instance_index = placement.local_instance_index;
-    topology.provenance["local_instance_index"] = "mpi";
+    source_of(topology, field::local_instance_index) = "mpi";
   } else if (topology.local_instance_index != placement.local_instance_index) {
     warnings.push_back(fmt::format("the launcher says local instance index {} ({}), but MPI's shared-memory split "
                                    "says {}; keeping the launcher's value",
-                                   topology.local_instance_index, source("local_instance_index"),
+                                   topology.local_instance_index, source(field::local_instance_index),
                                    placement.local_instance_index));
   }
   if (!said.local_count) {
     topology.num_local_instances = placement.num_local_instances;
-    topology.provenance["num_local_instances"] = "mpi";
+    source_of(topology, field::num_local_instances) = "mpi";
   } else if (topology.num_local_instances != placement.num_local_instances) {
     warnings.push_back(fmt::format("the launcher says {} local instances ({}), but MPI's shared-memory split says {}; "
                                    "keeping the launcher's value",
-                                   topology.num_local_instances, source("num_local_instances"),
+                                   topology.num_local_instances, source(field::num_local_instances),
                                    placement.num_local_instances));
   }
   if (!said.host) {
     topology.host_index = placement.host_index;
-    topology.provenance["host_index"] = "mpi";
+    source_of(topology, field::host_index) = "mpi";
   } else if (topology.host_index != placement.host_index) {
     warnings.push_back(fmt::format("the launcher says host {} ({}), but MPI's shared-memory split makes it host {}; "
                                    "keeping the launcher's value",
-                                   topology.host_index.value_or(-1), source("host_index"), placement.host_index));
+                                   topology.host_index.value_or(-1), source(field::host_index), placement.host_index));
   }
   return warnings;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "popdist/topology.hpp"
@@ -65,7 +66,7 @@ struct HostPlacement {
 
 /// True when `field` (a provenance key such as "local_instance_index") was supplied by a
 /// variable, not "default", "derived" or "mpi".
-[[nodiscard]] bool supplied_by_variable(const Topology& topology, const std::string& field);
+[[nodiscard]] bool supplied_by_variable(const Topology& topology, std::string_view field);
 
 /// Fills in host index, local instance index and count from MPI's placement where the launcher
 /// did not say (provenance "mpi"); where it did and MPI disagrees, keeps the launcher's value and

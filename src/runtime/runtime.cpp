@@ -21,6 +21,7 @@
 #include "mpi/mpi_call.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
+#include "popdist/topology_fields.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/host_barrier.hpp"
 #include "registry/registry.hpp"
@@ -74,11 +75,6 @@ std::string host_name() {
   return name;
 }
 
-std::string provenance_of(const Topology& topology, const char* field) {
-  const auto found = topology.provenance.find(field);
-  return found == topology.provenance.end() ? std::string("unknown") : found->second;
-}
-
 // The launcher's identity must be MPI's: the registry names MPI ranks by instance index.
 void check_against_mpi(const Topology& topology, int rank, int size) {
   if (topology.num_instances != size || topology.instance_index != rank) {
@@ -86,8 +82,8 @@ void check_against_mpi(const Topology& topology, int rank, int size) {
     throw TopologyError(fmt::format(
         "init: the launcher ({}) makes this process instance {} of {} (instance index from {}, count from {}), but MPI "
         "makes it rank {} of {}; {}",
-        launcher, topology.instance_index, topology.num_instances, provenance_of(topology, "instance_index"),
-        provenance_of(topology, "num_instances"), rank, size,
+        launcher, topology.instance_index, topology.num_instances, provenance_of(topology, field::instance_index),
+        provenance_of(topology, field::num_instances), rank, size,
         topology.launcher == Launcher::Singleton
             ? "no launcher variables were found: start the job with a supported launcher (mpirun, srun, popdist run) "
               "or set POPDIST_LAUNCHER"

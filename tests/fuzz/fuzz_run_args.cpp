@@ -12,7 +12,7 @@
 #include "launch_plan.hpp"
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
-#include "run_cli.hpp"
+#include "run_command.hpp"
 #include "topology_table.hpp"
 #include "validation.hpp"
 

@@ -7,11 +7,11 @@
 
 #include "fuzz_input.hpp"
 #include "popdist/error.hpp"
-#include "slurm_tasks.hpp"
+#include "popdist/slurm_tasks.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
-    const popdist::detail::SlurmTasksPerNode tasks("SLURM_STEP_TASKS_PER_NODE", popdist::fuzz::as_text(data, size));
+    const popdist::SlurmTasksPerNode tasks("SLURM_STEP_TASKS_PER_NODE", popdist::fuzz::as_text(data, size));
     if (tasks.num_nodes() < 1 || tasks.num_tasks() < tasks.num_nodes()) std::abort();  // C >= 1 on every node
     if (tasks.tasks_on_node(0) < 1 || tasks.tasks_on_node(tasks.num_nodes() - 1) < 1) std::abort();
     (void)tasks.tasks_on_node(tasks.num_nodes());  // must throw

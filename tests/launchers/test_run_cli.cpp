@@ -7,7 +7,7 @@
 #include "find_program.hpp"
 #include "launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run_cli.hpp"
+#include "run_command.hpp"
 #include "topology_table.hpp"
 
 using popdist::cli::RunOptions;

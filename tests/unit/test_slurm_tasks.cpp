@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "core/slurm_tasks.hpp"
+#include "popdist/slurm_tasks.hpp"
 #include "popdist/error.hpp"
 #include "table_case.hpp"
 
 namespace popdist::testing {
 namespace {
 
-using detail::SlurmTasksPerNode;
+using popdist::SlurmTasksPerNode;
 
 struct WellFormed {
   std::string text;

@@ -4,7 +4,7 @@
 
 #include "hostfile.hpp"
 #include "popdist/error.hpp"
-#include "slurm_tasks.hpp"  // popdist core's parser of Slurm's `2(x3),1` lists
+#include "popdist/slurm_tasks.hpp"
 
 namespace popdist::cli {
 
@@ -15,7 +15,7 @@ std::optional<std::vector<HostSpec>> hosts_from_slurm(const EnvLookup& env) {
   for (auto& name : expand_hostlist(*nodelist, "SLURM_JOB_NODELIST")) hosts.push_back({std::move(name), {}});
   if (const auto tasks = env("SLURM_TASKS_PER_NODE"); tasks && !tasks->empty()) {
     try {
-      const detail::SlurmTasksPerNode per_node("SLURM_TASKS_PER_NODE", *tasks);
+      const SlurmTasksPerNode per_node("SLURM_TASKS_PER_NODE", *tasks);
       if (per_node.num_nodes() != static_cast<std::int64_t>(hosts.size())) {
         throw UsageError(fmt::format("SLURM_TASKS_PER_NODE '{}' describes {} nodes but SLURM_JOB_NODELIST '{}' names {}",
                                      *tasks, per_node.num_nodes(), *nodelist, hosts.size()));

@@ -1,14 +1,90 @@
-// `popdist run`: the CLI11 subcommand; the work is in run_job.cpp.
+// `popdist run` as CLI11 sees it: the subcommand and its options (PopRun's option names, defaults
+// and value words); what runs once they are parsed is in run_main.cpp.
 #include "run_command.hpp"
 
+#include <algorithm>
 #include <memory>
 
+#include "argument_checks.hpp"
 #include "popdist/environment.hpp"
-#include "run_cli.hpp"
-#include "run_job.hpp"
+#include "poprun_ipu_options.hpp"
+#include "run_limits.hpp"
+#include "run_main.hpp"
 #include "whole_lines.hpp"
 
 namespace popdist::cli {
+namespace {
+
+// A PopRun boolean option: `--name yes|no|...`, `--name=VALUE`, or bare `--name` for yes.
+void add_switch(CLI::App& sub, const std::string& name, bool& flag, const std::string& description) {
+  // The validator runs first, so the callback sees only a valid word or "" (the bare option).
+  sub.add_option_function<std::string>(
+         name, [name, &flag](const std::string& value) { flag = value.empty() || parse_switch(name, value); },
+         description)
+      ->expected(0, 1)
+      ->check(switch_word())
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
+      ->type_name("yes|no");
+}
+
+}  // namespace
+
+void add_run_options(CLI::App& sub, RunOptions& options) {
+  sub.footer(
+      "Example: popdist run --num-instances 2 --num-replicas 4 --host node[0-1] python3 train.py\n"
+      "The program starts at the first word that is not an option (or after '--').\n"
+      "Starts one mpirun; every instance gets POPDIST_NUM_TOTAL_REPLICAS, POPDIST_NUM_LOCAL_REPLICAS,\n"
+      "POPDIST_REPLICA_INDEX_OFFSET, POPDIST_NUM_IPUS_PER_REPLICA, POPDIST_UNIFORM_REPLICAS_PER_INSTANCE\n"
+      "and POPDIST_LOCAL_INSTANCE_INDEX. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
+      "Exit status: the job's (non-zero when any instance failed); 2 usage error; 127 mpirun not on PATH.");
+  // PopRun's command line: `poprun [options] program [args]`. Everything from the first positional
+  // word on is the program's, options included.
+  sub.positionals_at_end();
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  sub.add_option("--num-instances", options.num_instances, "The number of instances (processes)")
+      ->check(whole_number(1, max_instances))
+      ->multi_option_policy(last)
+      ->capture_default_str();
+  sub.add_option("--num-replicas", options.num_replicas,
+                 "The total number of replicas, divided evenly among instances [default: one per instance]")
+      ->check(whole_number(1, max_replicas))
+      ->multi_option_policy(last);
+  sub.add_option("--ipus-per-replica", options.ipus_per_replica, "The number of devices (IPUs) per replica")
+      ->check(whole_number(1, max_ipus_per_replica))
+      ->multi_option_policy(last)
+      ->capture_default_str();
+  auto* host = sub.add_option("-H,--host", options.host_lists,
+                              "Hosts to run on, e.g. host0,host1 or host[0-2,4] or host0:4; instances are divided "
+                              "evenly among them")
+                   ->check(not_empty())
+                   ->allow_extra_args(false);
+  sub.add_option("--hostfile", options.hostfile, "A file of hosts (Open MPI format: 'name slots=N', # comments)")
+      ->check(regular_file(false))
+      ->type_name("FILE")
+      ->multi_option_policy(last)
+      ->excludes(host);
+  add_switch(sub, "--print-topology", options.print_topology,
+             "Print the topology table (hosts, instances, replicas, devices); bare or yes/no");
+  sub.add_option("--only-output-from-instance", options.only_output_from_instance,
+                 "Show only this instance's output (hides errors from the others!)")
+      ->check(whole_number(0, max_instances - 1))
+      ->multi_option_policy(last);
+  sub.add_option("--mpi-global-args", options.mpi_global_args,
+                 "Options for mpirun before the app contexts (repeatable), split like a shell, e.g. \"--mca "
+                 "btl_tcp_if_include eth0\"")
+      ->allow_extra_args(false);
+  sub.add_option("--mpi-local-args", options.mpi_local_args,
+                 "Options for mpirun in every instance's app context (repeatable), e.g. \"-x MY_VAR\"")
+      ->allow_extra_args(false);
+  add_switch(sub, "--numa-aware", options.numa_aware,
+             "Bind instances to NUMA nodes round-robin (--map-by numa --bind-to numa); bare or yes/no");
+  sub.add_flag("--dry-run", options.dry_run, "Print the mpirun command and each instance's variables; start nothing");
+  sub.add_flag("-v,--verbose", options.verbosity, "Say what was decided (-vv: also print the command)");
+  sub.add_flag_callback("--vv", [&options] { options.verbosity = std::max(options.verbosity, 2); }, "Very verbose");
+  add_poprun_ipu_options(sub, options);
+  sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
+}
+
 
 std::function<int()> add_run_command(CLI::App& app) {
   auto* sub = app.add_subcommand("run", "Launch instances with one mpirun (PopRun-like): popdist run [options] program [args...]");

@@ -1,4 +1,5 @@
-// `popdist topology`: the CLI11 wiring only; topology_run.cpp does the work.
+// `popdist topology` as CLI11 sees it: the subcommand and its options; what runs once they are
+// parsed is in topology_main.cpp.
 #include "topology_command.hpp"
 
 #include <iostream>
@@ -8,7 +9,7 @@
 #include "init_settings.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
-#include "topology_run.hpp"
+#include "topology_main.hpp"
 
 namespace popdist::cli {
 

@@ -4,22 +4,23 @@
 #include <sstream>
 
 #include "popdist/error.hpp"
+#include "popdist/topology_fields.hpp"
 
 namespace popdist::cli::topology_cmd {
 
 void write_topology_members(JsonWriter& json, const Topology& topology) {
-  json.key("launcher").value(launcher_name(topology.launcher));
-  json.key("instance_index").value(topology.instance_index);
-  json.key("num_instances").value(topology.num_instances);
-  json.key("local_instance_index").value(topology.local_instance_index);
-  json.key("num_local_instances").value(topology.num_local_instances);
-  json.key("host_index").value(topology.host_index);
-  json.key("num_local_replicas").value(topology.num_local_replicas);
-  json.key("num_total_replicas").value(topology.num_total_replicas);
-  json.key("replica_index_offset").value(topology.replica_index_offset);
-  json.key("ipus_per_replica").value(topology.ipus_per_replica);
-  json.key("uniform_replicas_per_instance").value(topology.uniform_replicas_per_instance);
-  json.key("popdist_env_set").value(topology.popdist_env_set);
+  for (const auto& field : topology_fields) {
+    json.key(field.name);
+    if (field.kind == FieldKind::LauncherName) {
+      json.value(launcher_name(topology.launcher));
+    } else if (field.kind == FieldKind::Flag) {
+      json.value(topology.*field.flag);
+    } else if (const auto number = field_integer(topology, field)) {
+      json.value(*number);
+    } else {
+      json.value(nullptr);  // host_index unknown
+    }
+  }
   // null when the instance's devices are not 1 or a power of two (no device group, no id).
   std::optional<std::int64_t> id;
   try {

@@ -7,12 +7,11 @@
 
 #include "box_diagram.hpp"
 #include "popdist/error.hpp"
+#include "popdist/topology_fields.hpp"
 #include "text_table.hpp"
 
 namespace popdist::cli::topology_cmd {
 namespace {
-
-std::string yes_no(bool flag) { return flag ? "true" : "false"; }
 
 std::string host_label(const std::optional<int>& host_index) {
   return host_index ? "host " + std::to_string(*host_index) : std::string("host ? (not given by the launcher)");
@@ -110,30 +109,17 @@ std::string instance_report(const Topology& t) {
          ", " + std::to_string(t.ipus_per_replica) + (t.ipus_per_replica == 1 ? " device" : " devices") +
          " per replica, device id " + id + "\n\n";
 
-  const std::vector<std::pair<std::string, std::string>> fields = {
-      {"launcher", std::string(launcher_name(t.launcher))},
-      {"instance_index", std::to_string(t.instance_index)},
-      {"num_instances", std::to_string(t.num_instances)},
-      {"local_instance_index", std::to_string(t.local_instance_index)},
-      {"num_local_instances", std::to_string(t.num_local_instances)},
-      {"host_index", t.host_index ? std::to_string(*t.host_index) : "unknown"},
-      {"num_local_replicas", std::to_string(t.num_local_replicas)},
-      {"num_total_replicas", std::to_string(t.num_total_replicas)},
-      {"replica_index_offset", std::to_string(t.replica_index_offset)},
-      {"ipus_per_replica", std::to_string(t.ipus_per_replica)},
-      {"uniform_replicas_per_instance", yes_no(t.uniform_replicas_per_instance)},
-      {"popdist_env_set", yes_no(t.popdist_env_set)},
-      {"device_id", id},
-      {"local_device_ordinals", index_range(ordinals.first, ordinals.count)},
-  };
   std::vector<std::vector<std::string>> rows;
-  std::map<std::string, std::string> unlisted = t.provenance;  // provenance of fields not in the list above
-  for (const auto& [field, value] : fields) {
-    const auto source = t.provenance.find(field);
-    const bool computed_here = field == "device_id" || field == "local_device_ordinals";
-    rows.push_back({field, value, source != t.provenance.end() ? source->second : computed_here ? "derived" : "-"});
-    unlisted.erase(field);
+  std::map<std::string, std::string> unlisted = t.provenance;  // provenance of fields not in the table
+  for (const auto& field : topology_fields) {
+    const auto source = t.provenance.find(std::string(field.name));
+    rows.push_back({std::string(field.name), field_text(t, field),
+                    source != t.provenance.end() ? source->second : "-"});
+    unlisted.erase(std::string(field.name));
   }
+  // Computed here from the fields above, not detected: their source is "derived".
+  rows.push_back({"device_id", id, "derived"});
+  rows.push_back({"local_device_ordinals", index_range(ordinals.first, ordinals.count), "derived"});
   for (const auto& [field, source] : unlisted) rows.push_back({field, "", source});
   out += render_text_table({"field", "value", "source"}, rows);
   out += "\n" + warnings_section(t.warnings);

@@ -1,4 +1,4 @@
-#include "run_job.hpp"
+#include "run_main.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

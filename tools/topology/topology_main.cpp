@@ -1,4 +1,4 @@
-#include "topology_run.hpp"
+#include "topology_main.hpp"
 
 #include <exception>
 #include <iostream>

@@ -1,4 +1,8 @@
 #pragma once
+/// @file slurm_tasks.hpp
+// Public because both detect() (SLURM_STEP_TASKS_PER_NODE) and `popdist run` inside an
+// allocation (SLURM_TASKS_PER_NODE) read these lists: one parser, one set of error messages.
+//
 // Slurm's compressed tasks-per-node lists, e.g. SLURM_STEP_TASKS_PER_NODE=2(x3),1: nodes 0-2
 // run 2 tasks each, node 3 runs 1. HPX's batch_environments parses the same syntax.
 
@@ -7,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace popdist::detail {
+namespace popdist {
 
 /// `count` tasks on each of `repeat` consecutive nodes.
 struct TaskRun {
@@ -39,4 +43,4 @@ class SlurmTasksPerNode {
   std::int64_t num_tasks_ = 0;
 };
 
-}  // namespace popdist::detail
+}  // namespace popdist

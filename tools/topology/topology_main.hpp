@@ -3,7 +3,8 @@
 // with --all, init() and gather), print, and turn errors into exit statuses.
 
 #include <iosfwd>
-#include <string>
+
+#include "topology_options.hpp"
 
 namespace popdist::cli::topology_cmd {
 
@@ -13,13 +14,6 @@ enum ExitStatus : int {
   exit_failure = 1,              ///< anything unexpected, e.g. an MPI call failing (MpiError)
   exit_usage_error = 2,          ///< bad arguments, or an --env-file that cannot be read or parsed
   exit_invalid_environment = 3,  ///< detect() or init() rejected the environment/topology
-};
-
-/// The parsed arguments.
-struct TopologyOptions {
-  bool json = false;      ///< --json: one JSON object instead of the table
-  bool all = false;       ///< --all: init(), gather every instance's view, print the job once
-  std::string env_file;   ///< --env-file: a saved environment ("-": standard input); empty: the live one
 };
 
 /// Runs the command: prints to `out` (errors to `err`) and returns the exit status. Without
