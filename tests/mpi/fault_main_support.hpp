@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -45,5 +47,23 @@ class Verdict {
 };
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// The UsageError text of registering `set` (under `id`), or "" when it succeeds.
+inline std::string registration_error(const popdist::InstanceSet& set, const std::string& id = "") {
+  try {
+    popdist::register_communicator(set, id);
+  } catch (const popdist::UsageError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+/// ceil(log2(count)): the steps of a dissemination exchange over `count` members (the tests'
+/// own count, not the library's).
+inline std::uint64_t ceil_log2(std::size_t count) {
+  std::uint64_t steps = 0;
+  for (std::size_t reach = 1; reach < count; reach *= 2) ++steps;
+  return steps;
+}
 
 }  // namespace popdist_test

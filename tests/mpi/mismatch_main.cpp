@@ -7,19 +7,6 @@
 
 using namespace popdist_test;
 
-namespace {
-
-std::string registration_error(const popdist::InstanceSet& set, const std::string& id = "") {
-  try {
-    popdist::register_communicator(set, id);
-  } catch (const popdist::UsageError& error) {
-    return error.what();
-  }
-  return "";
-}
-
-}  // namespace
-
 int main() {
   popdist::init();
   Verdict verdict;

@@ -19,25 +19,6 @@
 
 using namespace popdist_test;
 
-namespace {
-
-std::uint64_t steps_for(std::size_t members) {
-  std::uint64_t steps = 0;
-  for (std::size_t reach = 1; reach < members; reach *= 2) ++steps;
-  return steps;
-}
-
-std::string registration_error(const popdist::InstanceSet& set, const std::string& id = "") {
-  try {
-    popdist::register_communicator(set, id);
-  } catch (const popdist::UsageError& error) {
-    return error.what();
-  }
-  return "";
-}
-
-}  // namespace
-
 int main() {
   popdist::init();
   Verdict verdict;
@@ -53,7 +34,7 @@ int main() {
   popdist::register_communicator(everybody, "registration/all");
   const auto sends = (popdist_bench::mpi_counts() - before).sends;
   const auto took = std::chrono::steady_clock::now() - started;
-  const auto steps = steps_for(everybody.size());
+  const auto steps = ceil_log2(everybody.size());
   // The escalation (250 ms) adds one presence to every other member; a registration that took
   // less than 200 ms cannot have escalated.
   if (took < std::chrono::milliseconds(200)) {

@@ -22,12 +22,6 @@ using namespace popdist_test;
 
 namespace {
 
-std::uint64_t steps_for(std::size_t members) {
-  std::uint64_t steps = 0;
-  for (std::size_t reach = 1; reach < members; reach *= 2) ++steps;
-  return steps;
-}
-
 /// One instance, or the last two from 5 ranks on, arrive `late_by` after the others' timeout of
 /// 1 s in `synchronize_once`: the others must name exactly them, and they the others' giving up.
 void check_missing(Verdict& verdict, int n, int me, const std::function<void()>& synchronize_once,
@@ -59,7 +53,7 @@ void check_rounds(Verdict& verdict, const popdist::InstanceSet& members, const s
   const auto before = popdist_bench::mpi_counts();
   for (int round = 0; round < kRounds; ++round) popdist::synchronize("", members, popdist::Seconds(30));
   const auto sends = (popdist_bench::mpi_counts() - before).sends;
-  const auto expected = kRounds * steps_for(members.size());
+  const auto expected = kRounds * ceil_log2(members.size());
   verdict.check(sends == expected, what + ": " + std::to_string(sends) + " sends in " + std::to_string(kRounds) +
                                        " rounds, expected " + std::to_string(expected));
 }

@@ -177,12 +177,7 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
   poison(theirs, text);
   std::set<int> everyone(mine.begin(), mine.end());
   everyone.insert(theirs.begin(), theirs.end());
-  HandshakeMessage notice;
-  notice.kind = HandshakeMessage::Mismatch;
-  notice.set = mine;
-  notice.other_set = theirs;
-  notice.text = text;
-  send_to_others(notice, everyone, me, control);
+  send_to_others(HandshakeMessage{HandshakeMessage::Mismatch, mine, "", theirs, text}, everyone, me, control);
   throw UsageError(text);
 }
 
@@ -194,12 +189,7 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
                                 format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "), seconds,
                                 me);
   poison(members, text);
-  HandshakeMessage notice;
-  notice.kind = HandshakeMessage::GaveUp;
-  notice.set = members;
-  notice.other_set = absent;
-  notice.text = text;
-  send_to_others(notice, members, me, control);
+  send_to_others(HandshakeMessage{HandshakeMessage::GaveUp, members, "", absent, text}, members, me, control);
   throw TimeoutError(text, absent);
 }
 
@@ -253,10 +243,7 @@ class HandshakeRun {
   /// Sends every step whose predecessors are all in (step 0 at once).
   void send_ready_steps() {
     while (next_send_ < send_to_.size() && (next_send_ == 0 || received_[next_send_ - 1] != 0)) {
-      HandshakeMessage hello;
-      hello.kind = HandshakeMessage::Hello;
-      hello.set = members_;
-      hello.id = id_;
+      const HandshakeMessage hello{HandshakeMessage::Hello, members_, id_, {}, ""};
       pending_sends().send(encode(hello), send_to_[next_send_], kHandshakeTag, control_);
       ++next_send_;
     }
@@ -266,11 +253,7 @@ class HandshakeRun {
   void escalate_if_due(std::chrono::steady_clock::duration waited) {
     if (escalated_ || waited < escalate_after_) return;
     escalated_ = true;
-    HandshakeMessage presence;
-    presence.kind = HandshakeMessage::Presence;
-    presence.set = members_;
-    presence.id = id_;
-    send_to_others(presence, members_, me_, control_);
+    send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, id_, {}, ""}, members_, me_, control_);
   }
 
   /// The members never heard from (for the timeout's error).
