@@ -115,7 +115,7 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shar
     }
     offset = static_cast<int>(static_cast<char*>(aligned) - static_cast<char*>(base));
     shared_ = new (aligned) Shared{};
-    shared_->arrived.store(0, std::memory_order_relaxed);
+    shared_->state.store(0, std::memory_order_relaxed);
     shared_->generation.store(0, std::memory_order_relaxed);
     shared_->sleepers.store(0, std::memory_order_relaxed);
     shared_->gave_up_by.store(0, std::memory_order_relaxed);
@@ -179,9 +179,11 @@ void HostBarrier::release(std::uint32_t next) const noexcept {
   if (shared_->sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(shared_->generation);
 }
 
-void HostBarrier::wait_for_arrivals() const noexcept {
-  const auto others = static_cast<std::uint32_t>(local_count_ - 1);
-  for (int poll = 0; shared_->arrived.load(std::memory_order_acquire) != others; ++poll) {
+std::uint32_t HostBarrier::wait_for_arrivals() const noexcept {
+  const auto others = static_cast<std::uint64_t>(local_count_ - 1);
+  for (int poll = 0;; ++poll) {
+    const auto state = shared_->state.load(std::memory_order_acquire);
+    if (count_of(state) == others) return round_of(state);
     if (poll < spin_polls_) {
       cpu_relax();
     } else if (poll < spin_polls_ + yield_polls_) {
@@ -192,6 +194,14 @@ void HostBarrier::wait_for_arrivals() const noexcept {
       nanosleep(&pause, nullptr);
     }
   }
+}
+
+void HostBarrier::finish_round(std::uint32_t round) const noexcept {
+  // Nobody arrives for the next round before the release below, so a plain store resets the
+  // count; the state's round moves before the generation, so a released instance that arrives
+  // at once counts in the new round.
+  shared_->state.store(static_cast<std::uint64_t>(round + 1) << 32, std::memory_order_seq_cst);
+  release(round + 1);
 }
 
 namespace {
@@ -205,44 +215,37 @@ void throw_if_forked_child() {
 
 void HostBarrier::wait() {
   throw_if_forked_child();
-  const auto seen = shared_->generation.load(std::memory_order_acquire);
-  if (leaders_size_ == 1) {
-    // One host: the last to arrive releases everyone (sense reversal by generation), then takes
-    // this round's arrivals off the counter. Subtracting rather than resetting keeps the
-    // arrivals of the next round that come in between (a released instance re-entering at
-    // once), and leaves the gave-up bit of a timed wait alone.
-    const auto before = shared_->arrived.fetch_add(1, std::memory_order_acq_rel);
+  if (leaders_size_ == 1 || local_rank_ != 0) {
+    // One host, or a non-leader: count this arrival. On one host the last to arrive ends the
+    // round and releases everyone; across hosts the leader does (below).
+    const auto before = shared_->state.fetch_add(1, std::memory_order_acq_rel);
     if ((before & kGaveUp) != 0) {
       throw UsageError("synchronize: the instances of this host gave up an earlier timed synchronize over all "
                        "instances that this instance had not reached; the members are out of step");
     }
-    if (before + 1 == static_cast<std::uint32_t>(local_count_)) {
-      release(seen + 1);
-      shared_->arrived.fetch_sub(static_cast<std::uint32_t>(local_count_), std::memory_order_acq_rel);
+    const auto round = round_of(before);
+    if (leaders_size_ == 1 && count_of(before) + 1 == static_cast<std::uint64_t>(local_count_)) {
+      finish_round(round);
     } else {
-      wait_for_generation(seen);
+      wait_for_generation(round);
     }
     return;
   }
-  // Several hosts: the leader waits for its host, meets the other leaders, then releases.
-  if (local_rank_ != 0) {
-    shared_->arrived.fetch_add(1, std::memory_order_acq_rel);
-    wait_for_generation(seen);
-    return;
-  }
-  wait_for_arrivals();
-  shared_->arrived.store(0, std::memory_order_relaxed);
+  // Several hosts, the leader: waits for its host, meets the other leaders, then releases.
+  const auto round = wait_for_arrivals();
   {
     MpiLock lock;
     check_mpi(MPI_Barrier(leaders_), "MPI_Barrier");
   }
-  release(seen + 1);
+  finish_round(round);
 }
 
-std::uint32_t HostBarrier::arrive(std::uint32_t round) noexcept {
+std::uint64_t HostBarrier::arrive_timed() noexcept {
+  // The round cannot move before this instance has arrived: read it, mark the slot, count.
+  const auto round = round_of(shared_->state.load(std::memory_order_acquire));
   auto& mine = slot(local_rank_);
   mine.store(slot_value(round, kPending), std::memory_order_seq_cst);
-  const auto before = shared_->arrived.fetch_add(1, std::memory_order_seq_cst);
+  const auto before = shared_->state.fetch_add(1, std::memory_order_seq_cst);
   mine.store(slot_value(round, (before & kGaveUp) != 0 ? kLate : kCounted), std::memory_order_release);
   return before;
 }
@@ -277,30 +280,32 @@ HostBarrier::TimedOutcome HostBarrier::outcome_of_failure(TimedOutcome::Kind kin
 
 HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::time_point deadline) {
   throw_if_forked_child();
-  const auto count = static_cast<std::uint32_t>(local_count_);
-  const auto seen = shared_->generation.load(std::memory_order_acquire);
-  const auto round = seen + 1;
-  const auto before = arrive(round);
+  const auto count = static_cast<std::uint64_t>(local_count_);
+  const auto before = arrive_timed();
+  const auto round = round_of(before);
   if ((before & kGaveUp) != 0) return outcome_of_failure(TimedOutcome::Late, round);
-  if (before + 1 == count) {
-    release(round);
-    shared_->arrived.fetch_sub(count, std::memory_order_acq_rel);
+  if (count_of(before) + 1 == count) {
+    finish_round(round);
     return {};
   }
   for (int poll = 0;; ++poll) {
-    if (shared_->generation.load(std::memory_order_acquire) != seen) return {};
-    auto arrived = shared_->arrived.load(std::memory_order_acquire);
-    if ((arrived & kGaveUp) != 0) return outcome_of_failure(TimedOutcome::OtherGaveUp, round);
+    // Met once the generation moves (not when the state's round does: the finisher moves that
+    // first, and nobody may run ahead of its release).
+    if (shared_->generation.load(std::memory_order_acquire) != round) return {};
+    auto state = shared_->state.load(std::memory_order_acquire);
+    if ((state & kGaveUp) != 0 && round_of(state) == round) {
+      return outcome_of_failure(TimedOutcome::OtherGaveUp, round);
+    }
     const auto now = std::chrono::steady_clock::now();
-    // At the deadline, end the round unless its last arrival is already releasing it (the
-    // counter is full then): one compare-and-swap decides between the two for everyone.
-    if (now >= deadline && arrived < count) {
-      if (shared_->arrived.compare_exchange_strong(arrived, arrived | kGaveUp, std::memory_order_acq_rel)) {
+    // At the deadline, end the round unless its last arrival is already releasing it (the count
+    // is full then). The state holds the round, so the swap can only hit this round.
+    if (now >= deadline && round_of(state) == round && count_of(state) < count) {
+      if (shared_->state.compare_exchange_strong(state, state | kGaveUp, std::memory_order_acq_rel)) {
         shared_->gave_up_by.store(static_cast<std::uint32_t>(local_rank_ + 1), std::memory_order_release);
         futex_wake_all(shared_->generation);  // the sleepers look again, and find the bit
         return outcome_of_failure(TimedOutcome::TimedOut, round);
       }
-      continue;  // the counter moved: look again
+      continue;  // the state moved: look again
     }
     if (poll < spin_polls_) {
       cpu_relax();
@@ -310,9 +315,9 @@ HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::tim
       // As in wait_for_generation, but never past the deadline. The giver wakes the sleepers.
       const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count();
       shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-      if (shared_->generation.load(std::memory_order_seq_cst) == seen &&
-          (shared_->arrived.load(std::memory_order_seq_cst) & kGaveUp) == 0) {
-        futex_wait(shared_->generation, seen, static_cast<long>(std::min<long long>(left, 10'000'000)) + 1);
+      if (shared_->generation.load(std::memory_order_seq_cst) == round &&
+          (shared_->state.load(std::memory_order_seq_cst) & kGaveUp) == 0) {
+        futex_wait(shared_->generation, round, static_cast<long>(std::min<long long>(left, 10'000'000)) + 1);
       }
       shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
     }

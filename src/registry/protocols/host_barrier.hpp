@@ -60,23 +60,32 @@ class HostBarrier {
  private:
   /// The words shared inside a host, each on its own cache line so that arrivals (the counter)
   /// and the release (the generation) do not contend.
-  /// `arrived` counts this round's arrivals; its top bit says that a timed wait gave up on the
-  /// round (then for good). The instances' slots follow the struct in the window.
+  /// `state` is the round's number (high 32 bits), a bit saying that a timed wait gave up on
+  /// the round (then for good), and the round's arrivals (low 31 bits), in one word so that a
+  /// compare-and-swap can never take one round for another. `generation` repeats the round's
+  /// number for the futex (a 32-bit word) that released instances sleep on. The instances' slots
+  /// follow the struct in the window.
   struct alignas(64) Shared {
-    alignas(64) std::atomic<std::uint32_t> arrived;
+    alignas(64) std::atomic<std::uint64_t> state;
     alignas(64) std::atomic<std::uint32_t> generation;
     std::atomic<std::uint32_t> sleepers;  ///< waiters blocked in the kernel on `generation`
     std::atomic<std::uint32_t> gave_up_by;  ///< 1 + the local rank whose deadline ended a round
   };
   static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared-memory atomics must be lock-free");
-  static constexpr std::uint32_t kGaveUp = 1U << 31;
+  static constexpr std::uint64_t kGaveUp = std::uint64_t{1} << 31;
+  static constexpr std::uint64_t kCountMask = kGaveUp - 1;
+  static constexpr std::uint32_t round_of(std::uint64_t state) noexcept { return static_cast<std::uint32_t>(state >> 32); }
+  static constexpr std::uint64_t count_of(std::uint64_t state) noexcept { return state & kCountMask; }
 
   void wait_for_generation(std::uint32_t seen) const noexcept;
   void release(std::uint32_t next) const noexcept;
-  void wait_for_arrivals() const noexcept;
-  /// Arrives: marks the slot, counts; the counter's value before (with the kGaveUp bit).
-  std::uint32_t arrive(std::uint32_t round) noexcept;
+  /// The leader's wait for the host's other instances; returns the round.
+  std::uint32_t wait_for_arrivals() const noexcept;
+  /// Ends round `round`: the next round starts with no arrival, then everyone is released.
+  void finish_round(std::uint32_t round) const noexcept;
+  /// Arrives (timed): marks the slot, counts; the state before.
+  std::uint64_t arrive_timed() noexcept;
   /// After the round `round` was given up: the instances not counted in it, and who gave up.
   TimedOutcome outcome_of_failure(TimedOutcome::Kind kind, std::uint32_t round) const;
   [[nodiscard]] int gave_up_by() const noexcept;
