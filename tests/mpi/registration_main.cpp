@@ -8,7 +8,10 @@
 //  4. (5 ranks or more) two instances registering sets they share in different orders where no
 //     Hello of one set reaches a member busy with the other ({0,1,2} against {0,2,3,4}): only
 //     the escalation can see it, and it must be an error on every instance of both sets, not a
-//     hang.
+//     hang;
+//  5. (9 ranks or more) {0..7} registered under id 'left' by instance 0, 'right' by instance 3
+//     and no id by the others: 0 and 3 are not dissemination partners in a set of 8, so the ids
+//     meet only through the members without one, which pass the first id they learn on.
 #include <chrono>
 #include <string>
 #include <thread>
@@ -100,6 +103,19 @@ int main() {
       verdict.check(contains(error, "inconsistent registration") && contains(error, "{0, 1, 2}") &&
                         contains(error, "{0, 2, 3, 4}"),
                     "a conflict only the escalation sees: " + error);
+    }
+  }
+  popdist::synchronize();
+
+  // 5. Two ids that meet only through members without one.
+  if (n >= 9) {
+    popdist::InstanceSet eight;
+    for (int i = 0; i < 8; ++i) eight.insert(i);
+    if (me < 8) {
+      const auto error = registration_error(eight, me == 0 ? "left" : me == 3 ? "right" : "");
+      verdict.check(contains(error, "inconsistent registration") && contains(error, "'left'") &&
+                        contains(error, "'right'"),
+                    "two ids passed on through members without one: " + error);
     }
   }
   popdist::synchronize();

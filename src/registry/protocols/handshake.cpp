@@ -226,14 +226,19 @@ class HandshakeRun {
   [[nodiscard]] bool is_member(int instance) const {
     return std::binary_search(members_.begin(), members_.end(), instance);
   }
+  /// The id this member stands for: its own, or the first one it learned from the Hellos it
+  /// received when it has none. Relayed in its Hellos, so that two members with different ids
+  /// meet through members without one (a dissemination exchange does not connect every pair).
+  [[nodiscard]] const std::string& known_id() const noexcept { return known_id_; }
   [[nodiscard]] bool ids_clash(const HandshakeMessage& message) const {
-    return !id_.empty() && !message.id.empty() && message.id != id_;
+    return !known_id_.empty() && !message.id.empty() && message.id != known_id_;
   }
 
   /// Takes a Hello or Presence about this set from `source`: a step that came in (true), a
   /// presence noted, or nothing new. Ids are checked by the caller.
   void take(int source, const HandshakeMessage& message) {
     heard_.insert(source);
+    if (known_id_.empty()) known_id_ = message.id;
     if (message.kind != HandshakeMessage::Hello) return;
     for (std::size_t step = 0; step < receive_from_.size(); ++step) {
       if (receive_from_[step] == source) received_[step] = 1;
@@ -243,7 +248,7 @@ class HandshakeRun {
   /// Sends every step whose predecessors are all in (step 0 at once).
   void send_ready_steps() {
     while (next_send_ < send_to_.size() && (next_send_ == 0 || received_[next_send_ - 1] != 0)) {
-      const HandshakeMessage hello{HandshakeMessage::Hello, members_, id_, {}, ""};
+      const HandshakeMessage hello{HandshakeMessage::Hello, members_, known_id_, {}, ""};
       pending_sends().send(encode(hello), send_to_[next_send_], kHandshakeTag, control_);
       ++next_send_;
     }
@@ -253,7 +258,7 @@ class HandshakeRun {
   void escalate_if_due(std::chrono::steady_clock::duration waited) {
     if (escalated_ || waited < escalate_after_) return;
     escalated_ = true;
-    send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, id_, {}, ""}, members_, me_, control_);
+    send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, members_, me_, control_);
   }
 
   /// The members never heard from (for the timeout's error).
@@ -268,6 +273,7 @@ class HandshakeRun {
  private:
   const std::vector<int>& members_;
   const std::string& id_;
+  std::string known_id_{id_};
   int me_;
   MPI_Comm control_;
   const Deadline& deadline_;
@@ -292,9 +298,11 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
 
   const auto mismatch_text = [&](int other, const HandshakeMessage& hello) {
     if (hello.set == members) {
-      return fmt::format("register_communicator: inconsistent registration: instance {} registers {} with {} but "
-                         "instance {} registers it with {}; every member must use the same id",
-                         me, format_set(members), id_text(id), other, id_text(hello.id));
+      return fmt::format("register_communicator: inconsistent registration: {} is registered under {} and under {} "
+                         "(the first {} instance {}, the second came from instance {}); every member must use the "
+                         "same id",
+                         format_set(members), id_text(run.known_id()), id_text(hello.id),
+                         run.known_id() == id ? "is the one of" : "was passed on to", me, other);
     }
     return fmt::format("register_communicator: inconsistent registration: instance {} is creating {} ({}) while "
                        "instance {} is creating {} ({}); every member of a set must register it, and two instances "
