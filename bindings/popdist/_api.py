@@ -45,6 +45,7 @@ _live = None  # popdist._mpi between init() and finalize(): the registry's calls
 _local_ids = set()  # communicator ids used in a single uninitialized process (they all name {0})
 _abort_hook_installed = False
 _atexit_registered = False
+_owns_mpi = False  # init() started MPI: the C++ exit handler finalizes it (see _finalize_at_exit)
 
 
 # --- topology and getters (no MPI) -------------------------------------------------------------
@@ -193,16 +194,17 @@ def init():
     topology across instances (raising :class:`popdist.TopologyError` naming the instances that
     disagree) and learns the host layout from MPI. When popdist initialized MPI itself, an uncaught
     exception on any instance of a multi-instance job aborts the whole job (after the traceback is
-    printed) instead of leaving the others waiting in a collective or in MPI_Finalize; popdist
-    finalizes what it initialized at interpreter exit.
+    printed) instead of leaving the others waiting in a collective or in MPI_Finalize, and so does
+    an exit with a failing status (``sys.exit(3)``); popdist finalizes what it initialized at exit.
     """
-    global _current, _live
+    global _current, _live, _owns_mpi
     backend = _backend()
     initialized_mpi = backend.init()
     _current = Topology(backend.topology())
     _live = backend
     _bind_hot_paths(backend)
     if initialized_mpi:
+        _owns_mpi = True
         _install_abort_hook()
     _register_atexit()
 
@@ -225,8 +227,13 @@ def finalize():
 
 
 def _finalize_at_exit():
-    # Python-level atexit runs before the interpreter tears down modules, and in LIFO order with
-    # mpi4py's hook: whoever initialized MPI last-in finalizes it after the other has let go.
+    # When init() started MPI, the C++ library's exit handler finalizes it after the interpreter
+    # is gone: only there is the exit status known, and a failing one must end the job rather
+    # than wait in MPI_Finalize for instances that wait for this one (Python's atexit cannot see
+    # it). Otherwise mpi4py or the host program started MPI: Python-level atexit runs in LIFO
+    # order with mpi4py's hook, so popdist lets go of its communicators before MPI is finalized.
+    if _owns_mpi:
+        return
     try:
         finalize()
     except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to

@@ -128,7 +128,7 @@ Entry& entry_for(const Instances& instances) {
 bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe) {
   if (!entry.is_member) return false;
   if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "execute_on_instances");
-  detail::registry().ensure_created(entry);
+  detail::registry().ensure_created(entry, std::nullopt, "execute_on_instances");
   std::exception_ptr failure;
   {
     detail::ScopeGuard scope(entry);

@@ -124,11 +124,11 @@ Entry& Registry::named(const std::string& id, const char* function) {
   return *found->second;
 }
 
-void Registry::ensure_created(Entry& entry, std::optional<double> timeout) {
+void Registry::ensure_created(Entry& entry, std::optional<double> timeout, const char* caller) {
   if (entry.created.load(std::memory_order_acquire) || !entry.is_member) return;
   std::lock_guard<std::mutex> creating(creation_mutex_);
   if (entry.created.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
-  if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, "register_communicator");
+  if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, caller);
   const auto& runtime = runtime_state();
   std::string handshake_id;
   {
@@ -137,7 +137,7 @@ void Registry::ensure_created(Entry& entry, std::optional<double> timeout) {
     handshake_id = entry.handshake_id;
   }
   handshake_.run(entry.members, handshake_id, my_instance_, runtime.control,
-                 Deadline::after(timeout ? timeout : runtime.default_timeout));
+                 Deadline::after(timeout ? timeout : runtime.default_timeout), caller);
 
   // Only the members call MPI_Comm_create_group (MPI-3): non-members are not involved at all,
   // unlike MPI_Comm_create/MPI_Comm_split which are collective over the whole parent. The tag

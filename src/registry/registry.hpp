@@ -43,8 +43,9 @@ class Registry {
   /// Creates the communicator of an entry this instance is a member of (handshake, then
   /// MPI_Comm_create_group); a no-op once created. The handshake is bounded by `timeout`
   /// (seconds), else by POPDIST_SYNC_TIMEOUT when set: TimeoutError naming the members that did
-  /// not come.
-  void ensure_created(Entry& entry, std::optional<double> timeout = std::nullopt);
+  /// not come. `caller` is the public call that needs the communicator, for messages.
+  void ensure_created(Entry& entry, std::optional<double> timeout = std::nullopt,
+                      const char* caller = "register_communicator");
 
  private:
   Entry& add_locked(std::vector<int> members);

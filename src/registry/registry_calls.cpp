@@ -49,7 +49,7 @@ void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::Runtime
     root_host_barrier().wait();
     return;
   }
-  if (!entry.created.load(std::memory_order_acquire)) detail::registry().ensure_created(entry);
+  if (!entry.created.load(std::memory_order_acquire)) detail::registry().ensure_created(entry, std::nullopt, "synchronize");
   if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
   detail::MpiLock lock;
   detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
@@ -58,7 +58,7 @@ void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::Runtime
 MPI_Comm communicator_of(Entry& entry) {
   if (!entry.is_member) return MPI_COMM_NULL;
   if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "native_communicator");
-  detail::registry().ensure_created(entry);
+  detail::registry().ensure_created(entry, std::nullopt, "native_communicator");
   return entry.comm;
 }
 

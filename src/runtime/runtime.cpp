@@ -11,7 +11,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
+#include <cstdio>
+#include <cstdlib>  // on_exit (glibc)
 #include <exception>
 #include <mutex>
 #include <typeinfo>
@@ -96,11 +97,28 @@ void free_comm(MPI_Comm& comm) noexcept {
   comm = MPI_COMM_NULL;
 }
 
-void finalize_at_exit() {
+// At exit, with the process's exit status. A failing status after init() means this instance
+// gives up on the job while others may be waiting for it in a collective: MPI_Finalize would wait
+// for them in turn, and neither side would ever return. So the job is aborted with that status
+// instead -- what mpirun does when a process exits without finalizing, and what an uncaught Python
+// exception does -- and only a successful exit finalizes. Only when popdist started MPI: a host
+// program that initialized MPI decides its own teardown.
+void finalize_at_exit(int status, void* /*unused*/) {
+  const auto& state = runtime_state();
+  if (status != 0 && state.owns_mpi && state.size > 1 && is_initialized() && detail::mpi_is_usable()) {
+    // Plain stdio: static objects such as the logger's sinks may already be destroyed at exit.
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "popdist: instance %d exits with status %d without finalize(): ending the job (MPI_Abort) rather "
+                 "than waiting in MPI_Finalize for instances that may be waiting for this one\n",
+                 state.rank, status);
+    std::fflush(stderr);
+    abort_job(status);
+  }
   try {
     finalize();
   } catch (...) {
-    // Nothing sensible is left to do at exit; never terminate() from an atexit handler.
+    // Nothing sensible is left to do at exit; never terminate() from an exit handler.
   }
 }
 
@@ -133,11 +151,12 @@ void start_mpi(detail::RuntimeState& state) {
                           provided, MPI_THREAD_MULTIPLE);
   }
   detail::set_mpi_calls_serialized(provided < MPI_THREAD_MULTIPLE);
-  if (!state.atexit_registered) {
-    // Finalize at exit from an atexit handler, never from a static destructor (the order of
-    // those relative to MPI's own teardown is unspecified).
-    std::atexit(finalize_at_exit);
-    state.atexit_registered = true;
+  if (!state.exit_handler_registered) {
+    // Finalize at exit from an exit handler, never from a static destructor (the order of
+    // those relative to MPI's own teardown is unspecified). on_exit (glibc) rather than atexit:
+    // the handler needs the exit status.
+    on_exit(finalize_at_exit, nullptr);
+    state.exit_handler_registered = true;
   }
 
   detail::MpiLock lock;

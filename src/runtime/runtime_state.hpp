@@ -1,7 +1,7 @@
 #pragma once
 // The process-wide state of the MPI runtime (init/finalize), shared by the runtime and the
 // registry. One instance, created on first use and never destroyed: MPI must never be touched
-// from a static destructor (finalize runs from an atexit handler instead).
+// from a static destructor (finalize runs from an exit handler instead).
 
 #include <mpi.h>
 
@@ -37,7 +37,7 @@ inline HotState g_hot;
 struct RuntimeState {
   std::mutex lifecycle_mutex;              ///< init() and finalize()
   bool owns_mpi = false;                   ///< init() called MPI_Init_thread, so finalize() ends MPI
-  bool atexit_registered = false;
+  bool exit_handler_registered = false;
   /// popdist's duplicate of MPI_COMM_WORLD: the world barrier, init's allgather and the parent
   /// of every subset communicator. A duplicate so that popdist's collectives can never match a
   /// host program's on MPI_COMM_WORLD, and so that MPI_ERRORS_RETURN is set only on ours.

@@ -60,6 +60,7 @@
 #include <cstdint>
 #include <cstring>
 #include <set>
+#include <string_view>
 #include <thread>
 
 #include "mpi/mpi_call.hpp"
@@ -182,12 +183,15 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
 }
 
 void Handshake::give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
-                        MPI_Comm control) {
+                        MPI_Comm control, const char* caller) {
   const std::vector<int> absent(missing.begin(), missing.end());
-  const auto text = fmt::format("register_communicator over {}: instance{} {} did not register it within {} s "
+  // Named after the call the user made: execute_on_instances and synchronize create their set's
+  // communicator on first use, and "did not register it" would puzzle their callers.
+  const bool registering = std::string_view(caller) == "register_communicator";
+  const auto text = fmt::format("{} over {}: instance{} {} did not {} within {} s "
                                 "(instance {} gave up waiting; the set cannot be created in this job)",
-                                format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "), seconds,
-                                me);
+                                caller, format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "),
+                                registering ? "register it" : "come to create the set's communicator", seconds, me);
   poison(members, text);
   send_to_others(HandshakeMessage{HandshakeMessage::GaveUp, members, "", absent, text}, members, me, control);
   throw TimeoutError(text, absent);
@@ -289,7 +293,7 @@ class HandshakeRun {
 }  // namespace
 
 void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
-                    const Deadline& deadline) {
+                    const Deadline& deadline, const char* caller) {
   if (const auto found = poisoned_.find(members); found != poisoned_.end()) {
     throw UsageError(found->second);
   }
@@ -384,7 +388,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   const auto start = std::chrono::steady_clock::now();
   while (!run.done()) {
     if (take_one()) continue;
-    if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control);
+    if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control, caller);
     // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
     // (a member that registers much later) does not burn a core.
     const auto waited = std::chrono::steady_clock::now() - start;

@@ -44,8 +44,9 @@ class Handshake {
   /// Bounded by `deadline`: when members have not come by then, throws TimeoutError naming
   /// them, after telling every other member (GaveUp), so that a late member fails too instead
   /// of entering MPI_Comm_create_group alone; the set is then poisoned.
+  /// `caller` is the public call that creates the set, for messages.
   void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
-           const Deadline& deadline = {});
+           const Deadline& deadline = {}, const char* caller = "register_communicator");
 
  private:
   struct Received {
@@ -56,7 +57,7 @@ class Handshake {
                          int me, MPI_Comm control);
   void poison(const std::vector<int>& set, const std::string& text);
   [[noreturn]] void give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
-                            MPI_Comm control);
+                            MPI_Comm control, const char* caller);
 
   std::vector<Received> stash_;                          ///< messages about sets we will create later
   std::map<std::vector<int>, std::string> poisoned_;     ///< set -> the error that poisoned it

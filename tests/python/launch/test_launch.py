@@ -99,6 +99,14 @@ def test_uncaught_exception_on_one_instance_aborts_the_job():
     assert "unreachable" not in result.stdout
 
 
+def test_failing_exit_on_one_instance_ends_the_job_with_its_status():
+    result = mpirun(3, SCRIPTS / "failing_exit.py", timeout=60)
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "instance 1: leaving with status 3" in result.stdout
+    assert "popdist: instance 1 exits with status 3 without finalize(): ending the job (MPI_Abort)" in result.stderr
+    assert "unreachable" not in result.stdout
+
+
 def test_sync_timeout_from_the_environment_names_the_missing_instance():
     result = mpirun(3, SCRIPTS / "sync_timeout_from_environment.py", timeout=60, POPDIST_SYNC_TIMEOUT="1")
     assert result.returncode == 0, result.stdout + result.stderr

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""The fault matrix: one instance (the victim, instance 1 of 3) is killed, exits, raises or stops
+while the others are before or in init(), in synchronize (untimed and timed), in
+execute_on_instances or in register_communicator, under mpirun, `popdist run` and the Slurm
+testbed's srun. fault_cell_main.cpp plays one cell; this driver runs one row (a launcher and a
+fault, every phase) and checks, for each cell:
+
+  - the job ends, within the timeout plus a few seconds where a timeout is set;
+  - its exit status (the victim's own where the launcher ends the job; the survivors' when
+    only a timeout can end it);
+  - what the survivors report: never that the call completed; a timeout names exactly the
+    victim; init()'s watchdog says what it waited for;
+  - that no process of the job is left behind.
+
+A killed, exiting or raising victim is the launcher's to notice: those cells run without any
+timeout, so they pass only if the launcher ends the job. A stopped victim is alive to the
+launcher, so its cells run with POPDIST_SYNC_TIMEOUT, and popdist must end the survivors.
+
+Usage: fault_matrix.py <mpirun|popdist-run|srun> <kill|exit|raise|stop> <cell program> <popdist> <testbed>
+"""
+
+import os
+import re
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launchers"))
+from launcher_common import CheckFailed, check, describe, main, mpi_test_environment, run  # noqa: E402
+
+INSTANCES = 3
+VICTIM = 1
+SURVIVORS = [i for i in range(INSTANCES) if i != VICTIM]
+PHASES = ["before_init", "in_init", "sync", "timed_sync", "execute", "register"]
+INIT_PHASES = {"before_init", "in_init"}
+SYNC_TIMEOUT = 2       # POPDIST_SYNC_TIMEOUT of the stopped cells
+INIT_FLOOR = 5         # init()'s watchdog waits at least this long (runtime.cpp)
+WATCHDOG_STATUS = 124  # and ends the process with the `timeout` command's status
+CAUGHT_ERROR = 5       # a survivor that caught a popdist error returns this (fault_cell_main.cpp)
+# Where a timeout ends a stopped cell (the rest: POPDIST_SYNC_TIMEOUT). before_init's survivors
+# start init() a second late (fault_cell_main.cpp).
+TIMEOUT_OF_PHASE = {"before_init": 1 + INIT_FLOOR, "in_init": INIT_FLOOR, "timed_sync": 3}
+GRACE = 8              # seconds a launcher may take to start a job and to tear one down
+# The public call each phase's survivors are in, as their errors must name it.
+CALL_OF_PHASE = {"sync": "synchronize", "timed_sync": "synchronize", "execute": "execute_on_instances",
+                 "register": "register_communicator"}
+
+# The victim's own exit status; launchers report a signal as 128 + its number.
+VICTIM_STATUS = {"kill": 128 + 9, "exit": 3, "raise": 128 + 6}
+SIGTERM_STATUS = 128 + 15
+LINE = re.compile(r"(victim|survivor) (\d+): (.*)$")
+
+
+@dataclass
+class Cell:
+    launcher: str
+    fault: str
+    phase: str
+
+    @property
+    def name(self):
+        return f"{self.launcher} {self.fault} {self.phase}"
+
+
+def launch_command(launcher, cell_program, popdist, args):
+    if launcher == "mpirun":
+        return ["mpirun", "-np", str(INSTANCES), "--oversubscribe", "--bind-to", "none", cell_program, *args]
+    if launcher == "popdist-run":
+        return [popdist, "run", "--num-instances", str(INSTANCES), "--", cell_program, *args]
+    # Two nodes (2 + 1 tasks); --kill-on-bad-exit as the README tells srun users to.
+    return ["srun", "-N2", f"-n{INSTANCES}", "--mpi=pmix", "--kill-on-bad-exit=1", "--time=1", cell_program, *args]
+
+
+def launcher_environment(launcher, popdist, testbed):
+    if launcher == "srun":
+        from testbed_checks import slurm_environment
+        return slurm_environment(popdist, testbed)
+    env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
+    if launcher == "mpirun":  # `popdist run` supplies these itself; bare mpirun needs them as root
+        env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_pml="^cm")
+    return env
+
+
+def reports(output):
+    """{('victim'|'survivor', instance): text} from the cells' lines, whatever prefix the launcher adds."""
+    found = {}
+    for line in output.splitlines():
+        match = LINE.search(line)
+        if match:
+            found[(match.group(1), int(match.group(2)))] = match.group(3)
+    return found
+
+
+def processes_with(token):
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if token.encode() in f.read():
+                    left.append(pid)
+        except OSError:
+            pass  # gone meanwhile
+    return left
+
+
+def check_nothing_left(token):
+    deadline = time.monotonic() + GRACE
+    left = processes_with(token)
+    while left and time.monotonic() < deadline:
+        time.sleep(0.1)
+        left = processes_with(token)
+    check(not left, f"processes left behind: {left}")
+
+
+def ended_by_mpi_abort(cell):
+    """Whether the first instance to fail leaves through popdist's exit handler with MPI up, which
+    then ends the job with MPI_Abort and the failing status: a victim that exits after init(), or
+    stopped cells' survivors returning from a timeout (fault_cell_main.cpp)."""
+    return cell.phase not in INIT_PHASES and cell.fault in ("exit", "stop")
+
+
+def expected_status(cell):
+    """The launcher's exit status. Open MPI's mpirun (alone or under `popdist run`) reports the
+    first process that failed: the victim, or the stopped victim's survivors. srun reports the
+    highest status of its tasks, and --kill-on-bad-exit ends the others with SIGTERM, which
+    outranks every status here -- except when MPI_Abort ended the job: then the abort's code."""
+    if cell.fault == "stop":
+        first = WATCHDOG_STATUS if cell.phase in INIT_PHASES else CAUGHT_ERROR
+    else:
+        first = VICTIM_STATUS[cell.fault]
+    if cell.launcher == "srun" and not ended_by_mpi_abort(cell):
+        return SIGTERM_STATUS
+    return first
+
+
+def expected_words(cell):
+    """Patterns the job's output must hold, naming what failed first: popdist's exit handler (it
+    writes before it aborts), srun's account of its tasks. Open MPI's own notices ("mpirun
+    noticed that process rank 1 ...") race with its teardown and are sometimes dropped: the exit
+    status carries the same fact."""
+    if ended_by_mpi_abort(cell):
+        who, status = (str(VICTIM), 3) if cell.fault == "exit" else ("[02]", CAUGHT_ERROR)
+        return [rf"popdist: instance {who} exits with status {status} without finalize\(\): ending the job \(MPI_Abort\)"]
+    if cell.launcher != "srun":
+        return []
+    if cell.fault == "stop":  # the survivors' watchdog fails first
+        return [rf"srun: error: n\d: task [02]: Exited with exit code {WATCHDOG_STATUS}"]
+    fate = {"kill": "Killed", "exit": "Exited with exit code 3", "raise": "Aborted"}[cell.fault]
+    return [rf"srun: error: n\d: task {VICTIM}: {fate}"]
+
+
+def bound(cell):
+    """Seconds within which the cell's job must end."""
+    if cell.fault != "stop":
+        return GRACE  # no timeout: the launcher must end it at once
+    return TIMEOUT_OF_PHASE.get(cell.phase, SYNC_TIMEOUT) + GRACE
+
+
+def check_survivors(cell, result, seen):
+    check(not any(text.startswith("completed") for (who, _), text in seen.items() if who == "survivor"),
+          "a survivor's call completed without the victim")
+    for instance in SURVIVORS:
+        text = seen.get(("survivor", instance))
+        if text is not None and text.startswith("TimeoutError"):
+            check(text.startswith(f"TimeoutError missing [{VICTIM}]:"), f"survivor {instance} named others: {text}")
+    if cell.fault != "stop":
+        return
+    if cell.phase in INIT_PHASES:
+        # Blocked inside MPI_Init, the survivors are ended by init()'s watchdog, which says why.
+        check(f"popdist: init: waited {INIT_FLOOR} s" in result.stderr and "every instance to join MPI" in result.stderr,
+              "init()'s watchdog did not say what it waited for")
+        return
+    # Every survivor times out by itself, naming the victim and the call it was in, before
+    # anybody is torn down.
+    for instance in SURVIVORS:
+        text = seen.get(("survivor", instance), "(nothing)")
+        check(text.startswith(f"TimeoutError missing [{VICTIM}]: {CALL_OF_PHASE[cell.phase]} over {{0, 1, 2}}"),
+              f"survivor {instance} reported {text}")
+
+
+def run_cell(cell, cell_program, popdist, env):
+    token = f"fault-matrix-{os.getpid()}-{time.monotonic_ns()}"
+    cell_env = dict(env)
+    cell_env.pop("POPDIST_SYNC_TIMEOUT", None)
+    if cell.fault == "stop":
+        cell_env["POPDIST_SYNC_TIMEOUT"] = str(SYNC_TIMEOUT)
+    argv = launch_command(cell.launcher, cell_program, popdist, [cell.fault, cell.phase, token])
+    start = time.monotonic()
+    result = run(argv, env=cell_env, timeout=bound(cell) + 30)  # a hang fails here, with the output so far
+    elapsed = time.monotonic() - start
+    try:
+        seen = reports(result.stdout)
+        check(seen.get(("victim", VICTIM)) == f"{cell.fault} at {cell.phase}", "the victim did not reach its fault")
+        check(elapsed < bound(cell), f"the job took {elapsed:.1f} s, more than {bound(cell)} s")
+        expected = expected_status(cell)
+        check(result.returncode == expected, f"exit status {result.returncode}, expected {expected}")
+        for words in expected_words(cell):
+            check(re.search(words, result.stdout + result.stderr), f"the job's output does not say {words!r}")
+        if cell.fault == "raise":
+            check("the fault matrix's victim raises" in result.stderr, "the victim's exception is not shown")
+        check_survivors(cell, result, seen)
+        check_nothing_left(token)
+    except CheckFailed as failure:
+        raise CheckFailed(f"{cell.name}: {failure}\n{describe(result)}") from None
+    survivors = "; ".join(f"{i}: {seen.get(('survivor', i), '(ended by the launcher)')[:60]}" for i in SURVIVORS)
+    print(f"{cell.name}: exit {result.returncode} after {elapsed:.2f} s; survivors {survivors}")
+
+
+def row(launcher, fault, cell_program, popdist, testbed):
+    env = launcher_environment(launcher, popdist, testbed)
+    failures = []
+    for phase in PHASES:  # every cell runs, so that one run shows the whole row
+        try:
+            run_cell(Cell(launcher, fault, phase), cell_program, popdist, env)
+        except CheckFailed as failure:
+            print(f"FAILED {failure}", file=sys.stderr)
+            failures.append(phase)
+    check(not failures, f"{launcher} {fault}: failed at {', '.join(failures)}")
+
+
+def row_check(launcher, fault):
+    return lambda *args: row(launcher, fault, *args)
+
+
+CHECKS = {f"{launcher}:{fault}": row_check(launcher, fault)
+          for launcher in ("mpirun", "popdist-run", "srun") for fault in ("kill", "exit", "raise", "stop")}
+
+if __name__ == "__main__":
+    if shutil.which("mpirun") is None:
+        print("SKIP: mpirun (Open MPI) is not on PATH")
+        sys.exit(77)
+    sys.exit(main(CHECKS, sys.argv))
