@@ -2,6 +2,8 @@
 // child processes through /bin/sh, no MPI).
 #include <catch2/catch.hpp>
 
+#include <chrono>
+
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 
@@ -24,4 +26,23 @@ TEST_CASE("run_and_wait throws when the program cannot start, naming it", "[proc
                     Catch::Matchers::Contains("cannot start /nonexistent/mpirun") &&
                         Catch::Matchers::Contains("No such file"));
   CHECK_THROWS_AS(run_and_wait("/etc/hostname", {"hostname"}), popdist::Error);  // not executable
+}
+
+// A parent that never reaps its ended child stands in for an mpirun hanging in its teardown:
+// `sleep` replaces the shell and never waits for the background subshell.
+TEST_CASE("run_and_wait ends a program that leaves its ended children unreaped", "[process]") {
+  const auto limit = std::chrono::milliseconds(600);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 3) & (exit 0) & exec sleep 60"}, limit) == 3);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+  // every child succeeded: so does the run
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 0) & exec sleep 60"}, limit) == 0);
+  // a child killed by a signal counts as 128 + the signal
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -KILL $$') & exec sleep 60"}, limit) == 128 + 9);
+}
+
+TEST_CASE("run_and_wait leaves alone a program that reaps its children", "[process]") {
+  const auto limit = std::chrono::milliseconds(600);
+  // the children end at once and are reaped; the program itself runs past the limit
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 3) & wait; sleep 1.5; exit 7"}, limit) == 7);
 }

@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 import tempfile
+import time
 
 from launcher_common import (REPORT, check, check_views, describe, device_id, fake_hosts_agent, json_after_header,
                              main, mpi_test_environment, run, skip)
@@ -61,10 +62,23 @@ def slurm_environment(popdist, testbed):
     env["SLURM_CONF"] = os.path.join(testbed, "slurm", "slurm.conf")
     for name in [n for n in env if n.startswith("SLURM_") and n != "SLURM_CONF"] + ["POPDIST_LAUNCHER"]:
         env.pop(name, None)  # not inside anybody's allocation
-    result = run(["sinfo", "-h", "-N", "-o", "%N %t"], env=env, timeout=20)
-    check(result.returncode == 0 and "idle" in result.stdout,
-          f"the Slurm testbed is not up (fixture launchers.slurm.up): {describe(result)}")
+    wait_for_idle_nodes(env)
     return env
+
+
+def wait_for_idle_nodes(env, seconds=30):
+    """Waits until every node of the testbed is idle. A step ended by killing its tasks leaves its
+    nodes "completing" for a few seconds, and a job started then waits for them."""
+    deadline = time.monotonic() + seconds
+    while True:
+        result = run(["sinfo", "-h", "-N", "-o", "%N %t"], env=env, timeout=20)
+        states = [line.split()[-1] for line in result.stdout.splitlines() if line.split()]
+        if result.returncode == 0 and states and all(state == "idle" for state in states):
+            return
+        if time.monotonic() > deadline or result.returncode != 0 or not states:
+            break
+        time.sleep(0.2)
+    check(False, f"the Slurm testbed is not up and idle (fixture launchers.slurm.up): {describe(result)}")
 
 
 def labelled_views(argv, env, label, timeout):

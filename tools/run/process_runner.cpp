@@ -8,9 +8,13 @@
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <map>
+#include <thread>
 
 #include "popdist/error.hpp"
+#include "unreaped_children.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -25,9 +29,61 @@ void forward_signal(int signal, siginfo_t* info, void*) {
   if (child_pid > 0 && from_a_process) ::kill(child_pid, signal);
 }
 
+int lowest_failure(const std::vector<UnreapedChild>& children) {
+  int lowest = 0;
+  for (const auto& child : children) {
+    if (child.exit_status != 0 && (lowest == 0 || child.exit_status < lowest)) lowest = child.exit_status;
+  }
+  return lowest;
+}
+
+/// waitpid for `pid`, polling, while watching its children: one that has ended and stays
+/// unreaped for `limit` means the program's own event loop has stopped (mpirun hanging in
+/// PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
+/// while others start MPI). Then the program is killed and `status` is built from its
+/// children's (as a wait status). Returns what waitpid returned.
+pid_t wait_watching_children(pid_t pid, std::chrono::milliseconds limit, const std::string& path, int& status) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto poll = std::chrono::milliseconds(100);
+  constexpr int polls_per_look = 5;  // /proc is read every half second
+  std::map<pid_t, Clock::time_point> unreaped_since;
+  for (int round = 0;; ++round) {
+    const pid_t waited = ::waitpid(pid, &status, WNOHANG);
+    if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
+    std::this_thread::sleep_for(poll);
+    if (round % polls_per_look != 0) continue;
+    const auto now = Clock::now();
+    const auto children = unreaped_children(pid);
+    std::map<pid_t, Clock::time_point> still;
+    bool stuck = false;
+    for (const auto& child : children) {
+      const auto seen = unreaped_since.find(child.pid);
+      const auto since = seen != unreaped_since.end() ? seen->second : now;
+      still[child.pid] = since;
+      stuck = stuck || now - since >= limit;
+    }
+    unreaped_since = std::move(still);
+    if (!stuck) continue;
+    const int result = lowest_failure(children);
+    std::fprintf(stderr,
+                 "popdist run: %s has left processes it started unreaped for %.0f s after they ended: it hangs "
+                 "in its own teardown; ending it (exit status %d, the lowest of its ended processes')\n",
+                 path.c_str(), std::chrono::duration<double>(limit).count(), result);
+    std::fflush(stderr);
+    ::kill(pid, SIGKILL);
+    pid_t reaped = 0;
+    do {
+      reaped = ::waitpid(pid, &status, 0);
+    } while (reaped < 0 && errno == EINTR);
+    status = W_EXITCODE(result, 0);
+    return reaped;
+  }
+}
+
 }  // namespace
 
-int run_and_wait(const std::string& path, const std::vector<std::string>& argv) {
+int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
+                 std::optional<std::chrono::milliseconds> unreaped_limit) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -85,9 +141,13 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv) 
 
   int status = 0;
   pid_t waited = 0;
-  do {
-    waited = ::waitpid(pid, &status, 0);
-  } while (waited < 0 && errno == EINTR);
+  if (unreaped_limit) {
+    waited = wait_watching_children(pid, *unreaped_limit, path, status);
+  } else {
+    do {
+      waited = ::waitpid(pid, &status, 0);
+    } while (waited < 0 && errno == EINTR);
+  }
   restore();
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));

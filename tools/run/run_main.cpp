@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
+
 #include "find_program.hpp"
 #include "host_source.hpp"
 #include "launch_plan.hpp"
@@ -101,7 +103,10 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
   }
   if (options.verbosity >= 2) print_command(stderr, command, plan);
   try {
-    return run_and_wait(mpirun_path, command.argv);
+    // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
+    // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.
+    constexpr auto mpirun_unreaped_limit = std::chrono::seconds(5);
+    return run_and_wait(mpirun_path, command.argv, mpirun_unreaped_limit);
   } catch (const Error& e) {
     say(e.what());
     return 1;
