@@ -59,6 +59,10 @@ PYTHON_NAMES = {"register_communicator": "registerCommunicator"}
 VICTIM_STATUS = {"C++": {"kill": 128 + 9, "exit": 3, "raise": 128 + 6},
                  "python": {"kill": 128 + 9, "exit": 3, "raise": 1}}
 SIGTERM_STATUS = 128 + 15
+# A survivor still starting MPI while mpirun tears the job down can die of SIGPIPE (its PMIx client
+# writes to mpirun's closed socket), and Open MPI then reports that status instead of the victim's
+# (seen once in about two hundred such cells).
+SIGPIPE_STATUS = 128 + 13
 LINE = re.compile(r"(victim|survivor) (\d+): (.*)$")
 
 
@@ -132,18 +136,22 @@ def ended_by_mpi_abort(cell):
     return cell.phase not in INIT_PHASES and cell.fault in aborting
 
 
-def expected_status(cell):
-    """The launcher's exit status. Open MPI's mpirun (alone or under `popdist run`) reports the
-    first process that failed: the victim, or the stopped victim's survivors. srun reports the
-    highest status of its tasks, and --kill-on-bad-exit ends the others with SIGTERM, which
-    outranks every status here -- except when MPI_Abort ended the job: then the abort's code."""
+def expected_statuses(cell):
+    """The launcher's exit status (a set: Open MPI's can race). Open MPI's mpirun (alone or under
+    `popdist run`) reports the first process that failed: the victim, or the stopped victim's
+    survivors -- or, while the survivors are still starting MPI, possibly a survivor's SIGPIPE.
+    srun reports the highest status of its tasks, and --kill-on-bad-exit ends the others with
+    SIGTERM, which outranks every status here -- except when MPI_Abort ended the job: then the
+    abort's code."""
     if cell.fault == "stop":
         first = WATCHDOG_STATUS if cell.phase in INIT_PHASES else CAUGHT_ERROR
     else:
         first = VICTIM_STATUS[cell.program][cell.fault]
     if cell.launcher == "srun" and not ended_by_mpi_abort(cell):
-        return SIGTERM_STATUS
-    return first
+        return {SIGTERM_STATUS}
+    if cell.launcher != "srun" and cell.fault != "stop" and cell.phase in INIT_PHASES:
+        return {first, SIGPIPE_STATUS}
+    return {first}
 
 
 def expected_words(cell):
@@ -266,8 +274,8 @@ def run_cell(cell, program, popdist, env, retry_on_mpirun_hang=True):
         seen = reports(result.stdout)
         check(seen.get(("victim", VICTIM)) == f"{cell.fault} at {cell.phase}", "the victim did not reach its fault")
         check(elapsed < bound(cell), f"the job took {elapsed:.1f} s, more than {bound(cell)} s")
-        expected = expected_status(cell)
-        check(result.returncode == expected, f"exit status {result.returncode}, expected {expected}")
+        expected = expected_statuses(cell)
+        check(result.returncode in expected, f"exit status {result.returncode}, expected {sorted(expected)}")
         for words in expected_words(cell):
             check(re.search(words, result.stdout + result.stderr), f"the job's output does not say {words!r}")
         check_survivors(cell, result, seen)
