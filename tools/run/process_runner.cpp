@@ -29,6 +29,15 @@ void forward_signal(int signal, siginfo_t* info, void*) {
   if (child_pid > 0 && from_a_process) ::kill(child_pid, signal);
 }
 
+/// Blocking waitpid, through interruptions by the forwarded signals.
+pid_t wait_for(pid_t pid, int& status) {
+  pid_t waited = 0;
+  do {
+    waited = ::waitpid(pid, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+  return waited;
+}
+
 int lowest_failure(const std::vector<UnreapedChild>& children) {
   int lowest = 0;
   for (const auto& child : children) {
@@ -71,10 +80,7 @@ pid_t wait_watching_children(pid_t pid, std::chrono::milliseconds limit, const s
                  path.c_str(), std::chrono::duration<double>(limit).count(), result);
     std::fflush(stderr);
     ::kill(pid, SIGKILL);
-    pid_t reaped = 0;
-    do {
-      reaped = ::waitpid(pid, &status, 0);
-    } while (reaped < 0 && errno == EINTR);
+    const pid_t reaped = wait_for(pid, status);
     status = W_EXITCODE(result, 0);
     return reaped;
   }
@@ -140,22 +146,14 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
   ::close(status_pipe[0]);
 
   int status = 0;
-  pid_t waited = 0;
-  if (unreaped_limit) {
-    waited = wait_watching_children(pid, *unreaped_limit, path, status);
-  } else {
-    do {
-      waited = ::waitpid(pid, &status, 0);
-    } while (waited < 0 && errno == EINTR);
-  }
+  const pid_t waited =
+      unreaped_limit ? wait_watching_children(pid, *unreaped_limit, path, status) : wait_for(pid, status);
   restore();
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
   }
   if (waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return 1;
+  return shell_status(status);
 }
 
 }  // namespace popdist::cli

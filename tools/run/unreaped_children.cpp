@@ -25,13 +25,13 @@ std::vector<std::string> stat_fields(pid_t pid) {
   return fields;
 }
 
+}  // namespace
+
 int shell_status(int wait_status) {
   if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
   return 1;
 }
-
-}  // namespace
 
 std::vector<UnreapedChild> unreaped_children(pid_t parent) {
   constexpr std::size_t state = 0;       // proc(5) field 3
