@@ -32,6 +32,7 @@ except ImportError as _error:
         name="torch",
     ) from _error
 
+import atexit as _atexit
 import datetime as _datetime
 import json as _json
 import os as _os
@@ -116,7 +117,16 @@ def init_process_group(backend=None, timeout=None, **kwargs):
     else:
         _store, rank, world = rendezvous(timeout)
         _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
+    # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
+    # wakes then (for a peer still sending) takes the GIL of a dying interpreter and aborts the
+    # process ("terminate called without an active exception"). Python-level atexit runs first.
+    _atexit.register(_destroy_group_at_exit)
     return _dist.group.WORLD
+
+
+def _destroy_group_at_exit():
+    if _dist.is_initialized():
+        _dist.destroy_process_group()
 
 
 def device():
