@@ -23,8 +23,9 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string printable(std::string_view value) {
   std::string text;
-  text.reserve(value.size());
-  for (const char c : value) {
+  const std::size_t shown_bytes = std::min(value.size(), max_printable_chars);
+  text.reserve(shown_bytes);
+  for (const char c : value.substr(0, shown_bytes)) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '\r') {
       text += "\\r";
@@ -38,6 +39,7 @@ std::string printable(std::string_view value) {
       text += c;
     }
   }
+  if (shown_bytes < value.size()) text += fmt::format("... ({} bytes)", value.size());
   return text;
 }
 
