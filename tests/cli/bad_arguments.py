@@ -133,6 +133,12 @@ def cases(files):
            ["--mpi-global-args", "unterminated"])
     yield ("--mpi-local-args unterminated", run + ["--mpi-local-args", "\"-x", "true"], {}, USAGE,
            ["--mpi-local-args", "unterminated"])
+    for option in ["--mpi-global-args", "--mpi-local-args"]:
+        for text in [": -np 1 echo INJECTED", "--app appfile"]:
+            yield (f"{option} {text}", run + [option, text, "true"], {}, USAGE,
+                   [option, shown(text), "would start another mpirun app context"])
+    yield ("command line too long", run + ["--num-instances", "4096", "--dry-run", "--", "prog", "x" * 300], {}, USAGE,
+           ["ARG_MAX", "each of the 4096 instances", "--num-instances", "shorter program arguments"])
     huge = "7" * 100000
     yield ("huge number", run + ["--num-instances", huge, "true"], {}, USAGE,
            ["--num-instances", "'" + "7" * 64 + "'... (100000 bytes)"])

@@ -203,7 +203,7 @@ VALIDATION_CASES = [
     (["--host", "a", "--hostfile", "/etc/hostname", "--", "true"], 2, "--hostfile"),
     (["--num-instances", "2", "--num-replicas", "2", "--only-output-from-instance", "2", "--", "true"], 2,
      "--only-output-from-instance 2: out of range; the instances are 0..1"),
-    (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x 'A': unterminated single quote"),
+    (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x \\'A': unterminated single quote"),
     (["--num-replicas", "3", "--", "true"], 2, "3 replicas x 1 IPUs per replica = 3 IPUs, which is not 1 or a power"),
 ]
 
@@ -261,6 +261,24 @@ def whole_lines(popdist):
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
 
 
+def verbatim_program(popdist):
+    """The program's words reach it as typed, ':' included (mpirun would read a bare ':' as the start
+    of another app context and run what follows)."""
+    env = popdist_env(popdist)
+    with tempfile.TemporaryDirectory() as directory:
+        marker = os.path.join(directory, "INJECTED")
+        words = ["x", ":", "-np", "1", "/usr/bin/touch", marker, ":", "a:b", "", "$HOME"]
+        program = [sys.executable, "-c", "import sys; print(repr(sys.argv[1:]))", *words]
+        for mode in ([], ["--only-output-from-instance", "0"], ["--num-instances", "1"]):
+            result = run([popdist, "run", "--num-instances", "2", *mode, "--", *program], env=env)
+            check(result.returncode == 0, f"{mode}: {describe(result)}")
+            printed = [re.sub(r"^\[\d+,\d+\]<stdout>:", "", line) for line in result.stdout.splitlines()]
+            expected = 1 if mode else 2
+            check(printed == [repr(words)] * expected, f"{mode}: expected {expected} x {words}: {describe(result)}")
+            check(not os.path.exists(marker), f"{mode}: a ':' in the program's arguments started another program")
+        print("':' among the program's arguments reaches it verbatim, with and without tags or silencing")
+
+
 def slurm_dead_instance(popdist, testbed):
     """Inside an allocation, an instance that dies before init() ends the whole job at once: mpirun
     stops the others (which wait for it in MPI_Init), and Open MPI's daemons run under srun
@@ -299,6 +317,7 @@ CHECKS = {
     "single-host": single_host, "fake-hosts": fake_hosts, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
+    "verbatim-program": verbatim_program,
     "slurm-dead-instance": slurm_dead_instance,
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "command_length.hpp"
 #include "launch_plan.hpp"
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
@@ -165,6 +166,53 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
   options.mpi_global_args = {"-x 'A"};
   CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                     Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
+}
+
+TEST_CASE("':' among the program's words reaches it verbatim; ':' or --app in --mpi-*-args is refused", "[command]") {
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  auto options = options_for(2, 2, {"prog", "x", ":", "-np", "1", "touch", "FILE", ":"});
+  const auto command = build_mpirun_command(plan, options, context_with(4));
+  // Exactly one ':' on the whole line: the separator between the two planned app contexts.
+  CHECK(std::count(command.argv.begin(), command.argv.end(), ":") == 1);
+  for (const auto& context : split_command(command.argv).contexts) {
+    CHECK(has_sequence(context, {"popdist-colons", "3,8", "prog", "x", "popdist-colon", "-np", "1", "touch", "FILE",
+                                 "popdist-colon"}));
+  }
+  // Without a ':' the program is started directly, with no shell in front.
+  options.program = {"prog", "a:b", "::"};
+  const auto direct = build_mpirun_command(plan, options, context_with(4));
+  CHECK(std::count(direct.argv.begin(), direct.argv.end(), "popdist-colons") == 0);
+  CHECK(has_sequence(direct.argv, {"prog", "a:b", "::"}));
+
+  for (const auto& text : {": -np 1 echo INJECTED", "-x A=1 :", "--app /tmp/appfile", "-app f"}) {
+    options.mpi_local_args = {text};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
+                      Catch::Matchers::Contains("--mpi-local-args") &&
+                          Catch::Matchers::Contains("would start another mpirun app context"));
+    options.mpi_local_args.clear();
+    options.mpi_global_args = {text};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
+                      Catch::Matchers::Contains("--mpi-global-args") &&
+                          Catch::Matchers::Contains("would start another mpirun app context"));
+    options.mpi_global_args.clear();
+  }
+  options.mpi_local_args = {"-x 'A=a : b'"};  // a quoted word that holds a ':' is one word, not a separator
+  CHECK_NOTHROW(build_mpirun_command(plan, options, context_with(4)));
+}
+
+TEST_CASE("the command's length is checked against the exec limit, naming what to change", "[command]") {
+  using popdist::cli::check_command_length;
+  using popdist::cli::exec_bytes;
+  const Words argv{"mpirun", "-np", "1", "prog"};
+  CHECK(exec_bytes(argv) == 7 + 4 + 2 + 5 + 4 * sizeof(char*));
+  CHECK_NOTHROW(check_command_length(argv, 100, exec_bytes(argv) + 100, 1, {"prog"}));
+  CHECK_THROWS_WITH(check_command_length(argv, 101, exec_bytes(argv) + 100, 4096, {"prog"}),
+                    Catch::Matchers::Contains("ARG_MAX") && Catch::Matchers::Contains("4096 instances") &&
+                        Catch::Matchers::Contains("--num-instances") &&
+                        Catch::Matchers::Contains("101 bytes of environment"));
+  const Words huge{"mpirun", std::string(popdist::cli::max_exec_string_bytes, 'x')};
+  CHECK_THROWS_WITH(check_command_length(huge, 0, std::size_t{1} << 30, 1, {"prog"}),
+                    Catch::Matchers::Contains("a word of 131072 bytes") && Catch::Matchers::Contains("(131072 bytes)"));
 }
 
 TEST_CASE("--tag-output for several instances unless the user chose an output option", "[command]") {

@@ -38,8 +38,9 @@ struct MpirunCommand {
 /// another host (the shell's search paths), plus popdist's own settings.
 [[nodiscard]] const std::vector<std::string>& forwardable_variables();
 
-/// Builds the command. Throws UsageError for unbalanced quotes in --mpi-global-args or
-/// --mpi-local-args.
+/// Builds the command; the program's words reach it verbatim, ':' included. Throws UsageError for
+/// unbalanced quotes in --mpi-global-args or --mpi-local-args, or a ':' or --app there (another
+/// app context).
 [[nodiscard]] MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options,
                                                  const MpirunContext& context);
 

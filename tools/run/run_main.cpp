@@ -5,6 +5,7 @@
 
 #include <chrono>
 
+#include "command_length.hpp"
 #include "find_program.hpp"
 #include "host_source.hpp"
 #include "launch_plan.hpp"
@@ -68,6 +69,8 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     // The command first: its errors (e.g. an unbalanced quote in --mpi-global-args) are usage
     // errors, reported even where mpirun is missing.
     command = build_mpirun_command(plan, options, machine_context(env));
+    check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
+                         options.program);
     const auto path = env("PATH").value_or("");
     const auto mpirun = find_program("mpirun", path);
     if (!mpirun) {
