@@ -10,11 +10,12 @@ Importing this module needs PyTorch; without it the import raises ImportError na
 ``import popdist`` alone never imports torch.
 
 The rendezvous: under torchrun, its own variables (``env://``) as they are. Under every other
-launcher popdist reads, popdist's MPI runtime agrees it: instance 0 starts torch's TCPStore server
-(on ``MASTER_PORT`` when set, else a free port) and offers addresses -- ``MASTER_ADDR`` when set,
+launcher popdist reads, popdist's MPI runtime agrees it: instance 0 starts the job's store, which
+admits only clients that know a secret sent over MPI (_job_store.py; on ``MASTER_PORT`` when set,
+else a free port) and offers addresses -- ``MASTER_ADDR`` when set,
 127.0.0.1 when every instance is on its host, else its interfaces' IPv4 addresses, loopback
-first -- and every instance probes them (a TCP connect, then a random token instance 0 put in
-the store, so that a peer's own loopback is never taken for instance 0). The first address every
+first -- and every instance probes them (a TCP connect, then the store's handshake, so that a
+peer's own loopback is never taken for instance 0). The first address every
 instance reaches wins. Any failure (port taken, address unreachable) is agreed through MPI too, so
 every instance raises the same :class:`RendezvousError` naming the address and port, within the
 timeout. A single unlaunched process is a world of one and needs no MPI.
@@ -49,7 +50,7 @@ RendezvousError = _rendezvous.RendezvousError
 #: process group's own timeout: a rendezvous that cannot complete fails this fast.
 RENDEZVOUS_TIMEOUT = 60.0
 
-_store = None  # the TCPStore behind the default group: instance 0's holds the server, keep it alive
+_store = None  # the job's store behind the default group: instance 0's holds the server, keep it alive
 
 
 def _as_timedelta(timeout, name="timeout"):

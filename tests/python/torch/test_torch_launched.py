@@ -109,3 +109,22 @@ def test_lightning(tmp_path, launch):
     assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
     checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
     assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"
+
+
+def test_an_outsider_learns_nothing_from_the_store_and_writes_nothing(tmp_path):
+    """Instance 0 starts a process outside the job (same user, no secret) against the job's store:
+    torch's client, the raw protocol with a wrong answer, and the port through non-loopback addresses.
+    (popdist run and mpirun reach the same rendezvous code: one launcher suffices.)"""
+    result = run(mpirun_argv(2, *python("store_outsider.py", tmp_path)))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    assert {r["store_class"] for r in found.values()} == {"JobStore"}
+    assert {r["sum"] for r in found.values()} == {3.0}
+    outsider = found[0]["outsider"]
+    assert isinstance(outsider, dict), f"the outsider failed: {outsider}"
+    assert "tcpstore_keys" not in outsider, f"torch's client listed the job's keys: {outsider}"
+    assert outsider.get("challenge_bytes") == 32, outsider
+    assert outsider.get("reply_after_bad_answer", "") == "", f"the store answered a client without the secret: {outsider}"
+    assert found[0]["evil_key_present"] is False
+    # one host: the store listens on 127.0.0.1 only
+    assert outsider["reached_through"] == [], f"the store is reachable beyond loopback: {outsider}"
