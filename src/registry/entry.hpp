@@ -43,6 +43,18 @@ struct Entry {
   std::atomic<bool> timed_in_progress{false};
 };
 
+class HostBarrier;
+
+/// The registry's part of what synchronize()'s hot path reads on every call, as
+/// constant-initialized globals (no guard, no call). Written by Registry::attach() and
+/// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
+/// acquire of g_hot.initialized, which init() stores last.
+struct RegistryHot {
+  std::atomic<Entry*> root{nullptr};                ///< the root scope (all instances)
+  std::atomic<HostBarrier*> host_barrier{nullptr};  ///< the root scope's host-aware barrier
+};
+inline RegistryHot g_registry_hot;
+
 /// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
 /// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit
 /// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.

@@ -11,20 +11,27 @@
 #include "registry/protocols/timed_barrier.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/watchdog.hpp"
 
 namespace popdist::detail {
-
-Registry& registry() {
-  // Never destroyed: communicators are freed by finalize(), not by a static destructor that
-  // might run after MPI_Finalize.
-  static auto* const the_registry = new Registry();
-  return *the_registry;
-}
 
 void throw_abandoned(const Entry& entry, const char* function) {
   throw UsageError(fmt::format("{}: the communicator over {} ('{}') was abandoned after a timed-out synchronize ({}); "
                                "its members are out of step, so it cannot be used again in this job",
                                function, format_set(entry.members), entry.name, entry.abandoned_reason));
+}
+
+void Registry::attach(const RuntimeState& runtime) {
+  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub);
+  {
+    // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
+    // in init(), where every instance is known to be present, so that no synchronize has to make
+    // it (a timed one could not: its creation is collective and cannot be bounded).
+    const Watchdog watchdog(init_timeout(), "every instance to set up the host barrier in init()");
+    host_barrier_ = std::make_unique<HostBarrier>(runtime.world, runtime.rank, runtime.host);
+  }
+  g_registry_hot.host_barrier.store(host_barrier_.get(), std::memory_order_release);
+  g_registry_hot.root.store(root_.get(), std::memory_order_release);
 }
 
 void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub) {
@@ -167,6 +174,10 @@ void Registry::release_all() noexcept {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const bool usable = mpi_is_usable();
+  g_registry_hot.root.store(nullptr, std::memory_order_relaxed);
+  g_registry_hot.host_barrier.store(nullptr, std::memory_order_relaxed);
+  // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
+  host_barrier_.reset();
   bump_registry_generation();
   // The GAVE_UP receives that timed synchronizes leave posted, before the control communicator
   // they listen on is freed (finalize() frees it next).

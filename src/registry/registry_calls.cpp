@@ -32,7 +32,7 @@ void register_members(const std::vector<int>& participants, const std::string& i
 }
 
 // The host-aware barrier of the root scope (made by init()).
-detail::HostBarrier& root_host_barrier() { return *detail::g_hot.host_barrier.load(std::memory_order_acquire); }
+detail::HostBarrier& root_host_barrier() { return *detail::g_registry_hot.host_barrier.load(std::memory_order_acquire); }
 
 // The barrier itself. Over all instances, untimed: the host-aware barrier. Otherwise untimed:
 // exactly one MPI_Barrier on the cached communicator (the creation check is one acquire load
@@ -44,7 +44,7 @@ void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::Runtime
     detail::timed_barrier(entry, timeout ? timeout->count() : *runtime.default_timeout);
     return;
   }
-  if (&entry == detail::g_hot.root.load(std::memory_order_relaxed)) {
+  if (&entry == detail::g_registry_hot.root.load(std::memory_order_relaxed)) {
     if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
     root_host_barrier().wait();
     return;
@@ -85,10 +85,10 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
     // the host-aware barrier for all instances (below MPI_Barrier's cost on one host), or
     // exactly one MPI_Barrier for a scope (<= 1.05x a raw one).
     auto& entry = *detail::current_entry();
-    if (&entry == hot.root.load(std::memory_order_relaxed)) {
+    if (&entry == detail::g_registry_hot.root.load(std::memory_order_relaxed)) {
       // All instances: the host-aware barrier (shared memory inside a host, leaders across).
       if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
-      hot.host_barrier.load(std::memory_order_acquire)->wait();
+      detail::g_registry_hot.host_barrier.load(std::memory_order_acquire)->wait();
       return;
     }
     if (entry.is_member && entry.created.load(std::memory_order_acquire) &&
