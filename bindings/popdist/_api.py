@@ -5,7 +5,6 @@ Two extension modules back it (DESIGN.md 9): ``_core`` (no MPI; loaded by ``impo
 detection from the process environment until init(), and ``_mpi``'s (refined by MPI) after it.
 """
 
-import functools
 import operator
 import sys
 
@@ -152,39 +151,12 @@ def _backend():
     return _mpi
 
 
-def _bind_hot_paths(module):
-    """Points synchronize()'s hot entry points at the MPI module's functions (after init()), so
-    that they cost one global lookup; None puts the Python stubs back (after finalize())."""
-    global _synchronize_scope, _synchronize_named
-    _synchronize_scope = module.synchronize_scope if module else _synchronize_scope_stub
-    _synchronize_named = module.synchronize_named if module else _synchronize_named_stub
-    synchronize.fast = _synchronize_scope
-
-
 def _single_uninitialized():
     """True in a job of one instance before init() (or after finalize()): the registry's calls
     then do what they would do in that job -- synchronize returns, execute_on_instances runs the
     function -- without MPI, so that the PopDist pattern ``if isPopdistEnvSet(): init()`` followed
     by unconditional calls works in a plain single process (DESIGN.md 4)."""
     return _live is None and (_current or topology()).num_instances == 1
-
-
-# Until init() binds them: a job of one instance without MPI, else the MPI module (which names
-# the missing init()).
-def _synchronize_scope_stub():
-    if _single_uninitialized():
-        return None
-    return _backend().synchronize_scope()
-
-
-def _synchronize_named_stub(communicator_id):
-    if _single_uninitialized():
-        return _synchronize_single(communicator_id, (), None)
-    return _backend().synchronize_named(communicator_id)
-
-
-_synchronize_scope = _synchronize_scope_stub
-_synchronize_named = _synchronize_named_stub
 
 
 def init():
@@ -202,7 +174,6 @@ def init():
     initialized_mpi = backend.init()
     _current = Topology(backend.topology())
     _live = backend
-    _bind_hot_paths(backend)
     if initialized_mpi:
         _owns_mpi = True
         _install_abort_hook()
@@ -221,9 +192,7 @@ def finalize():
     global _live
     if _mpi is not None:
         _mpi.finalize()
-    if _live is not None:
-        _live = None
-        _bind_hot_paths(None)
+    _live = None
 
 
 def _finalize_at_exit():
@@ -290,31 +259,24 @@ def registerCommunicator(participants, communicator_id=""):
     _backend().register_communicator(participants, name)
 
 
-# synchronize()'s defaults, compared by identity on its hot path (CPython has one empty str).
-_NO_ID = ""
-_NO_PARTICIPANTS = frozenset()
+# popdist.synchronize is the one binding of popdist::synchronize (popdist._core.synchronize, see
+# bindings/src/synchronize_entry.cpp): after init() it converts the arguments and waits in C++
+# without a Python frame; before init() (or after finalize()) it calls the function below.
+synchronize = _core.synchronize
 
 
-def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=None):
-    """A barrier.
-
-    No arguments: over the current scope (all instances, or the set of the enclosing
-    execute_on_instances). With ``communicator_id`` or ``participants``: over that set, created on
-    first use. Instances that are not members return at once (so SPMD scripts may call it
-    unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
-    bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
-    """
-    # The hot path (benchmarked against mpi4py's Barrier()): no arguments, or an id only,
-    # need no checks beyond these identity tests and go straight to a dedicated binding.
-    if participants is _NO_PARTICIPANTS and timeout is None:
-        if communicator_id is _NO_ID:
-            return _synchronize_scope()
-        if type(communicator_id) is str:
-            return _synchronize_named(communicator_id)
+def _synchronize_without_mpi(communicator_id="", participants=(), timeout=None):
+    """popdist.synchronize() while the MPI backend is not initialized: in a job of one instance,
+    the same checks and nothing to wait for (no MPI); with several, the MPI binding, which checks
+    the arguments and then names the missing init()."""
     name = _identifier(communicator_id)
     if _single_uninitialized():
         return _synchronize_single(name, participants, timeout)
     _backend().synchronize(name, participants, timeout)
+
+
+# Its TypeErrors (an unknown keyword, too many arguments) name synchronize(), as the binding's do.
+_synchronize_without_mpi.__qualname__ = "synchronize"
 
 
 def _synchronize_single(name, participants, timeout):
@@ -328,12 +290,6 @@ def _synchronize_single(name, participants, timeout):
         )
     if name:
         _local_ids.add(name)
-
-
-# Called without arguments, popdist.synchronize() skips even the Python frame above: a
-# FastPathFunction calls `fast` (the binding, once init() has bound it) directly, and the
-# function above with any argument. It keeps the function's name, docstring and signature.
-synchronize = functools.update_wrapper(_core.FastPathFunction(_synchronize_scope, synchronize), synchronize)
 
 
 def execute_on_instances(instances, func, *args, **kwargs):

@@ -20,7 +20,6 @@ void init() {
     detail::release_runtime_after_failure(state.runtime, std::current_exception());
     throw;
   }
-  detail::g_hot.has_default_timeout.store(state.runtime.default_timeout.has_value(), std::memory_order_relaxed);
   detail::g_hot.initialized.store(true, std::memory_order_release);
 }
 

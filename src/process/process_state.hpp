@@ -20,13 +20,14 @@ namespace popdist::detail {
 ///   init():     1. runtime   start_runtime(): MPI (only if nobody started it), popdist's world,
 ///                            control and host communicators, the cross-instance checks, the
 ///                            refined topology (g_hot.topology)
-///               2. registry  attach(): the root scope over world, the host barrier over the
-///                            host split (collective), the hot pointers (g_registry_hot)
-///               3.           g_hot.has_default_timeout, then g_hot.initialized (release: the
-///                            hot paths read everything above after acquiring it)
+///               2. registry  attach(): the root scope over world with the host barrier over the
+///                            host split (collective), each set's barrier strategy from
+///                            POPDIST_SYNC_TIMEOUT, the hot pointer (g_root_scope)
+///               3.           g_hot.initialized (release: the hot paths read everything above
+///                            after acquiring it)
 ///   finalize() (also at exit, from the runtime's on_exit handler), the reverse:
 ///               1.           g_hot.initialized = false
-///               2. registry  release_all(): the hot pointers; the host barrier (its window and
+///               2. registry  release_all(): the hot pointer; the host barrier (its window and
 ///                            leaders' communicator, collective); the timed synchronize's posted
 ///                            receives (before the control communicator goes); the subset
 ///                            communicators in set order (the same on every instance); the sends
@@ -38,8 +39,8 @@ namespace popdist::detail {
 ///   graveyard by release_all so that stale pointers see "not initialized"), the logger.
 ///
 /// The hot copies, constant-initialized so that synchronize() reads them without a guard:
-///   g_hot (runtime_state.hpp)            initialized, has_default_timeout, topology
-///   g_registry_hot (registry/entry.hpp)  the root scope and its host barrier
+///   g_hot (runtime_state.hpp)            initialized, topology
+///   g_root_scope (registry/entry.hpp)    the root scope (which holds its host barrier)
 ///   g_registry_generation (entry.hpp)    bumped on every registry change (lookup cache validity)
 /// Per thread: t_innermost_scope (registry/scope.hpp: execute_on_instances' scope stack) and
 /// t_last_lookup (registry/lookup.cpp: the last id/set looked up).

@@ -14,6 +14,18 @@
 
 namespace popdist::detail {
 
+class HostBarrier;
+
+/// How an untimed synchronize over a set waits, chosen when the set is made (Registry::make_entry)
+/// and never changed; a call with a timeout always takes the set's timed form (timed_barrier:
+/// the host barrier's timed wait when the set has one on a single host, else the dissemination
+/// protocol).
+enum class BarrierStrategy : std::uint8_t {
+  Host,          ///< the root scope: the host barrier (shared memory inside a host, leaders across)
+  Communicator,  ///< one MPI_Barrier on the set's communicator, created on first use
+  Timed,         ///< POPDIST_SYNC_TIMEOUT is set: every synchronize is timed, with that default
+};
+
 /// One set of instances. Entries are never moved or deleted before finalize(), so pointers to
 /// them (the root scope, the scope stacks) stay valid and the hot path needs no lookup.
 struct Entry {
@@ -25,6 +37,10 @@ struct Entry {
   bool is_member = false;
   int arrived_tag = 0;       ///< timed synchronize tags on the control communicator
   int gave_up_tag = 0;
+  // How synchronize waits on it (fixed once made).
+  BarrierStrategy strategy = BarrierStrategy::Communicator;
+  HostBarrier* host_barrier = nullptr;  ///< the registry's host barrier, for the root scope only
+  double default_timeout = 0;           ///< seconds, for BarrierStrategy::Timed
   // Its communicator (registry.cpp creates it).
   /// The communicator, valid once `created` is true (release/acquire publishes it to threads).
   MPI_Comm comm = MPI_COMM_NULL;
@@ -43,17 +59,11 @@ struct Entry {
   std::atomic<bool> timed_in_progress{false};
 };
 
-class HostBarrier;
-
-/// The registry's part of what synchronize()'s hot path reads on every call, as
-/// constant-initialized globals (no guard, no call). Written by Registry::attach() and
+/// The root scope (all instances), what synchronize()'s hot path reads on every call: a
+/// constant-initialized global (no guard, no call). Written by Registry::attach() and
 /// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
 /// acquire of g_hot.initialized, which init() stores last.
-struct RegistryHot {
-  std::atomic<Entry*> root{nullptr};                ///< the root scope (all instances)
-  std::atomic<HostBarrier*> host_barrier{nullptr};  ///< the root scope's host-aware barrier
-};
-inline RegistryHot g_registry_hot;
+inline std::atomic<Entry*> g_root_scope{nullptr};
 
 /// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
 /// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit

@@ -22,7 +22,7 @@ void throw_abandoned(const Entry& entry, const char* function) {
 }
 
 void Registry::attach(const RuntimeState& runtime) {
-  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub);
+  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout);
   {
     // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
     // in init(), where every instance is known to be present, so that no synchronize has to make
@@ -30,11 +30,13 @@ void Registry::attach(const RuntimeState& runtime) {
     const Watchdog watchdog(init_timeout(), "every instance to set up the host barrier in init()");
     host_barrier_ = std::make_unique<HostBarrier>(runtime.world, runtime.rank, runtime.host);
   }
-  g_registry_hot.host_barrier.store(host_barrier_.get(), std::memory_order_release);
-  g_registry_hot.root.store(root_.get(), std::memory_order_release);
+  root_->host_barrier = host_barrier_.get();
+  if (root_->strategy != BarrierStrategy::Timed) root_->strategy = BarrierStrategy::Host;
+  g_root_scope.store(root_.get(), std::memory_order_release);
 }
 
-void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub) {
+void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
+                     std::optional<double> default_timeout) {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   by_set_.clear();
@@ -43,6 +45,7 @@ void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag
   num_instances_ = num_instances;
   my_instance_ = my_instance;
   tag_ub_ = tag_ub;
+  default_timeout_ = default_timeout;
   world_comm_ = world;
   bump_registry_generation();
   std::vector<int> everyone(static_cast<std::size_t>(num_instances));
@@ -70,6 +73,10 @@ std::unique_ptr<Entry> Registry::make_entry(std::vector<int> members) const {
   entry->is_member = std::binary_search(members.begin(), members.end(), my_instance_);
   entry->arrived_tag = timed_tag(entry->hash, TimedKind::Arrived, tag_ub_);
   entry->gave_up_tag = timed_tag(entry->hash, TimedKind::GaveUp, tag_ub_);
+  if (default_timeout_) {
+    entry->strategy = BarrierStrategy::Timed;
+    entry->default_timeout = *default_timeout_;
+  }
   entry->members = std::move(members);
   return entry;
 }
@@ -174,8 +181,8 @@ void Registry::release_all() noexcept {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const bool usable = mpi_is_usable();
-  g_registry_hot.root.store(nullptr, std::memory_order_relaxed);
-  g_registry_hot.host_barrier.store(nullptr, std::memory_order_relaxed);
+  g_root_scope.store(nullptr, std::memory_order_relaxed);
+  if (root_) root_->host_barrier = nullptr;
   // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
   host_barrier_.reset();
   bump_registry_generation();

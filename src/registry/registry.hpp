@@ -26,8 +26,9 @@ namespace popdist::detail {
 class Registry {
  public:
   /// Called by init() once the runtime has started: forgets everything, makes the root scope over
-  /// the runtime's world, and the host barrier over its host split (collective over every
-  /// instance, bounded by init's watchdog). Publishes the hot state (g_registry_hot).
+  /// the runtime's world with the host barrier over its host split (collective over every
+  /// instance, bounded by init's watchdog), and takes POPDIST_SYNC_TIMEOUT for the barrier
+  /// strategy of every set it makes. Publishes the root scope (g_root_scope).
   void attach(const RuntimeState& runtime);
   /// Called by finalize() before the runtime stops: the host barrier, the timed receives, every
   /// communicator popdist owns in set order (the same on every instance), the pending sends;
@@ -55,7 +56,8 @@ class Registry {
                       const char* caller = "register_communicator");
 
  private:
-  void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub);
+  void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
+             std::optional<double> default_timeout);
   Entry& add_locked(std::vector<int> members);
   [[nodiscard]] std::unique_ptr<Entry> make_entry(std::vector<int> members) const;
 
@@ -67,6 +69,7 @@ class Registry {
   int num_instances_ = 1;
   int my_instance_ = 0;
   int tag_ub_ = 32767;
+  std::optional<double> default_timeout_;  ///< POPDIST_SYNC_TIMEOUT: every set's synchronize is timed
   MPI_Comm world_comm_ = MPI_COMM_NULL;
   Handshake handshake_;
   /// The root scope's barrier (made by attach(), freed first by release_all()).

@@ -22,7 +22,6 @@ namespace popdist::detail {
 /// read by anyone (acquire on `initialized` first).
 struct HotState {
   std::atomic<bool> initialized{false};          ///< between a successful init() and finalize()
-  std::atomic<bool> has_default_timeout{false};  ///< POPDIST_SYNC_TIMEOUT is set
   /// The current topology. Each version is allocated once and never freed, so a reference
   /// handed out by topology() stays valid when init() publishes the refined one.
   std::atomic<const Topology*> topology{nullptr};

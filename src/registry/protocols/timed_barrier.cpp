@@ -337,12 +337,9 @@ void timed_barrier(Entry& entry, double seconds) {
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
-  if (&entry == g_registry_hot.root.load(std::memory_order_relaxed)) {
-    auto* host = g_registry_hot.host_barrier.load(std::memory_order_acquire);
-    if (host != nullptr && !host->spans_hosts()) {
-      timed_host_barrier(entry, *host, seconds, deadline, me);
-      return;
-    }
+  if (auto* host = entry.host_barrier; host != nullptr && !host->spans_hosts()) {
+    timed_host_barrier(entry, *host, seconds, deadline, me);
+    return;
   }
 
   const RoundInProgress in_progress(entry);
