@@ -134,6 +134,7 @@ TEST_CASE("the line's words keep PopRun's reading", "[cli]") {
   CHECK_THAT(missing[0], Contains("--host: needs a value"));
   CHECK_THAT(missing[1], Contains("--num-instances: 'x' is not a whole number"));
   CHECK(parse_run_line({"--num-instances", "2", "--help"}).help);
+  CHECK(parse_run_line({"--version"}).help);  // CLI11 prints it
   CHECK(popdist::cli::closest_option("--vipu-partiton", {"--vipu-partition", "--num-ilds"}) == "--vipu-partition");
   CHECK(popdist::cli::closest_option("--xyz", {"--vipu-partition", "--num-ilds"}).empty());
 }

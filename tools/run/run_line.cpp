@@ -109,7 +109,7 @@ RunLine parse_run_line(const std::vector<std::string>& words) {
     const auto equals = word.find('=');
     const std::string name = is_long ? word.substr(0, equals) : word.substr(0, 2);
     const bool value_attached = is_long ? equals != std::string::npos : word.size() > 2;
-    if (name == "-h" || name == "--help") {
+    if (name == "-h" || name == "--help" || name == "--version") {
       line.help = true;
       return line;
     }

@@ -14,7 +14,7 @@ namespace popdist::cli {
 /// The options (without the refused ones) and, in `options.notices`, every problem of the line.
 struct RunLine {
   RunOptions options;
-  bool help = false;  ///< -h/--help was given: let CLI11 print the help instead
+  bool help = false;  ///< -h/--help or --version was given: let CLI11 print them instead
 };
 
 /// Parses the words after `popdist run`. Never throws for a bad line: errors are notices.
