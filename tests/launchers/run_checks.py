@@ -230,6 +230,24 @@ def validation(popdist):
         check(not os.path.exists(marker), "the program started without mpirun")
 
 
+def ignored_warning(popdist):
+    """The issue's line: PopRun options without effect here are named on one warning line,
+    printed once, before the program starts (its first stderr line comes after)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run([popdist, "run", "--num-instances", "2", "--update-partition=yes", "--vipu-server-timeout", "300",
+                      "--offline-mode=yes", "--executable-cache-path", tmp, "--", "sh", "-c",
+                      'echo "started $POPDIST_EXECUTABLE_CACHE_PATH" >&2'], env=popdist_env(popdist))
+        check(result.returncode == 0, describe(result))
+        lines = result.stderr.splitlines()
+        warnings = [i for i, line in enumerate(lines) if "warning: ignored PopRun options" in line]
+        started = [i for i, line in enumerate(lines) if f"started {tmp}" in line]
+        check(len(warnings) == 1 and len(started) == 2, describe(result))
+        check(warnings[0] < min(started), f"the warning must come before the job starts: {describe(result)}")
+        for name in ["--update-partition 'yes'", "--vipu-server-timeout '300'", "--offline-mode 'yes'"]:
+            check(name in lines[warnings[0]], f"{name} is not named: {describe(result)}")
+        check("--executable-cache-path" not in lines[warnings[0]], f"a kept option is not ignored: {describe(result)}")
+
+
 def poprun_corpus(popdist, testbed):
     """PopRun lines of the shapes of public repositories (poprun_corpus.py), run verbatim by bash
     with `poprun` being `popdist run`, on the testbed's fake hosts: each must run with the planned
@@ -371,7 +389,8 @@ def _cmdline(pid):
 
 
 CHECKS = {
-    "single-host": single_host, "fake-hosts": fake_hosts, "poprun-corpus": poprun_corpus, "numa-aware": numa_aware, "failing-instance": failing_instance,
+    "single-host": single_host, "fake-hosts": fake_hosts, "poprun-corpus": poprun_corpus,
+    "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
     "verbatim-program": verbatim_program,
