@@ -133,6 +133,10 @@ TEST_CASE("the line's words keep PopRun's reading", "[cli]") {
   REQUIRE(missing.size() == 2);
   CHECK_THAT(missing[0], Contains("--host: needs a value"));
   CHECK_THAT(missing[1], Contains("--num-instances: 'x' is not a whole number"));
+  // a typo of a boolean option takes a boolean word with it, not the program
+  const auto typo = parse_run_line({"--print-topolgy", "python3", "x.py"});
+  CHECK(typo.options.program == std::vector<std::string>{"python3", "x.py"});
+  CHECK(parse_run_line({"--print-topolgy", "no", "x.py"}).options.program == std::vector<std::string>{"x.py"});
   CHECK(parse_run_line({"--num-instances", "2", "--help"}).help);
   CHECK(parse_run_line({"--version"}).help);  // CLI11 prints it
   CHECK(popdist::cli::closest_option("--vipu-partiton", {"--vipu-partition", "--num-ilds"}) == "--vipu-partition");

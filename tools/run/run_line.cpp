@@ -8,6 +8,7 @@
 
 #include "argument_checks.hpp"
 #include "argument_text.hpp"
+#include "popdist/error.hpp"
 #include "run_command.hpp"
 
 namespace popdist::cli {
@@ -75,6 +76,15 @@ Arity arity_of(const CLI::Option& option) {
   return option.get_expected_min() == 0 ? Arity::optional : Arity::one;
 }
 
+bool is_switch_word(const std::string& word) {
+  try {
+    (void)parse_switch("", word);
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 std::string closest_option(const std::string& name, const std::vector<std::string>& known) {
@@ -121,10 +131,13 @@ RunLine parse_run_line(const std::vector<std::string>& words) {
                          guess.empty() ? fmt::format("{} is not an option of popdist run", shown(name))
                                        : fmt::format("{} is not an option of popdist run (did you mean {}?)",
                                                      shown(name), guess)});
-      // A typo's value goes with it (so that it does not start the program); an unknown option
-      // without a close match is taken to have none.
+      // A typo's value goes with it (so that it does not start the program): the value the meant
+      // option would take (for a boolean, only a boolean word). An unknown option without a close
+      // match is taken to have none.
       const CLI::Option* meant = guess.empty() ? nullptr : shape.run->get_option_no_throw(guess);
-      i += (!value_attached && next_is_value && meant && arity_of(*meant) != Arity::none) ? 2 : 1;
+      bool takes_next = !value_attached && next_is_value && meant && arity_of(*meant) != Arity::none;
+      if (takes_next && arity_of(*meant) == Arity::optional) takes_next = is_switch_word(words[i + 1]);
+      i += takes_next ? 2 : 1;
       continue;
     }
     std::size_t take = 1;

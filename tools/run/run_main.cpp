@@ -59,8 +59,9 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // order, then each later stage's as far as the stages before it allow.
   std::vector<Notice> notices = parsed.notices;
   const auto error = [&notices](std::string text) { notices.push_back({Notice::Kind::error, std::move(text)}); };
-  for (auto& problem : option_problems(parsed)) error(std::move(problem));
-  const PopRunEffects effects = option_problems(parsed).empty() ? poprun_effects(parsed, env) : PopRunEffects{};
+  auto problems = option_problems(parsed);
+  const PopRunEffects effects = problems.empty() ? poprun_effects(parsed, env) : PopRunEffects{};
+  for (auto& problem : problems) error(std::move(problem));
   RunOptions options = parsed;
   if (!effects.mpi_global_args.empty()) {
     options.mpi_global_args.insert(options.mpi_global_args.begin(), effects.mpi_global_args);
