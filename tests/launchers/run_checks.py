@@ -11,8 +11,8 @@ import sys
 import tempfile
 import time
 
-from launcher_common import (REPORT, CheckFailed, check, check_views, describe, fake_hosts_agent, main,
-                             mpi_test_environment, run)
+from launcher_common import (REPORT, TAG, CheckFailed, check, check_views, describe, fake_hosts_agent,
+                             json_after_header, main, mpi_test_environment, run, tagged_streams)
 
 
 
@@ -195,7 +195,8 @@ VALIDATION_CASES = [
     ([], 2, "no program to run"),
     (["--num-instances", "2"], 2, "no program to run"),
     (["--print-topology", "python3", "true"], 2, "--print-topology: 'python3' is not a boolean"),
-    (["--vipu-partition", "p", "true"], 2, "--vipu-partition: 'p': popdist does not manage IPU partitions"),
+    (["--import-config", "p.cfg", "true"], 2, "--import-config: 'p.cfg': refused"),
+    (["--num-ilds", "3", "--num-replicas", "4", "true"], 2, "do not divide into 3 IPU-Link domains"),
     (["--host", "n[1-", "--", "true"], 2, "--host 'n[1-': '[' without a closing ']'"),
     (["--host", "a:0", "--", "true"], 2, "slots '0' in 'a:0' must be a whole number >= 1"),
     (["--host", "a,a", "--num-instances", "2", "--num-replicas", "2", "--", "true"], 2, "host 'a' is listed more"),
@@ -227,6 +228,80 @@ def validation(popdist):
         check(result.returncode == 127 and f"mpirun not found on PATH (searched: {tmp})" in result.stderr,
               describe(result))
         check(not os.path.exists(marker), "the program started without mpirun")
+
+
+def ignored_warning(popdist):
+    """The issue's line: PopRun options without effect here are named on one warning line,
+    printed once, before the program starts (its first stderr line comes after)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run([popdist, "run", "--num-instances", "2", "--update-partition=yes", "--vipu-server-timeout", "300",
+                      "--offline-mode=yes", "--executable-cache-path", tmp, "--", "sh", "-c",
+                      'echo "started $POPDIST_EXECUTABLE_CACHE_PATH" >&2'], env=popdist_env(popdist))
+        check(result.returncode == 0, describe(result))
+        lines = result.stderr.splitlines()
+        warnings = [i for i, line in enumerate(lines) if "warning: ignored PopRun options" in line]
+        started = [i for i, line in enumerate(lines) if f"started {tmp}" in line]
+        check(len(warnings) == 1 and len(started) == 2, describe(result))
+        check(warnings[0] < min(started), f"the warning must come before the job starts: {describe(result)}")
+        for name in ["--update-partition 'yes'", "--vipu-server-timeout '300'", "--offline-mode 'yes'"]:
+            check(name in lines[warnings[0]], f"{name} is not named: {describe(result)}")
+        check("--executable-cache-path" not in lines[warnings[0]], f"a kept option is not ignored: {describe(result)}")
+
+
+def poprun_corpus(popdist, testbed):
+    """PopRun lines of the shapes of public repositories (poprun_corpus.py), run verbatim by bash
+    with `poprun` being `popdist run`, on the testbed's fake hosts: each must run with the planned
+    topology, print one warning line naming exactly its ignored options, and give the variables
+    its kept options promise."""
+    from poprun_corpus import CORPUS
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = popdist_env(popdist)
+    env["OMPI_MCA_plm_rsh_agent"] = fake_hosts_agent(testbed)  # the lines stay as written
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp
+        wrapper = os.path.join(tmp, "bin", "poprun")
+        os.makedirs(os.path.dirname(wrapper))
+        with open(wrapper, "w") as f:
+            f.write(f'#!/bin/sh\nexec {shlex.quote(os.path.abspath(popdist))} run "$@"\n')
+        os.chmod(wrapper, 0o755)
+        env["PATH"] = os.path.dirname(wrapper) + os.pathsep + env["PATH"]
+        env.update(PRINTER=os.path.join(here, "topology_printer.py"), HOSTS="hostA,hostB", NETMASK="127.0.0.0/8",
+                   VIPU_SERVER_HOST="10.1.3.101", PARTITION="pod64-partition", ALLOCATION="c64",
+                   CACHE=os.path.join(tmp, "exec_cache"))
+        for line, job in CORPUS:
+            result = run(["bash", "-c", line], env=env, timeout=90)
+            what = f"{line}\n{describe(result)}"
+            check(result.returncode == 0, what)
+            warnings = [l for l in result.stderr.splitlines() if "warning: ignored PopRun options" in l]
+            check(len(warnings) == (1 if job["ignored"] else 0), f"expected one ignored-options warning: {what}")
+            named = re.findall(r"(--[a-z-]+) '", warnings[0]) if warnings else []
+            check(named == job["ignored"], f"the warning names {named}, expected {job['ignored']}: {what}")
+            check("error:" not in result.stderr, what)
+            # --print-topology's box comes before the instances' (tagged) output
+            start = TAG.search(result.stdout) if job["instances"] > 1 else re.search("^HOST=", result.stdout, re.M)
+            check(start is not None, f"no output from the instances: {what}")
+            table, output = result.stdout[:start.start()], result.stdout[start.start():]
+            check(("| hosts" in table) == ("--print-topology" in line), f"topology table: {what}")
+            hosts = job["hosts"] or [None]
+            instances = job["instances"]
+            if "only" in job:
+                ranks = tagged_streams(output)
+                check(sorted(ranks) == [job["only"]], f"only instance {job['only']} should print: {what}")
+            elif instances == 1:  # one instance: its output is not tagged
+                ranks = {0: output.splitlines()}
+                header, view = json_after_header(ranks[0])
+                check((view["num_instances"], view["num_total_replicas"], view["ipus_per_replica"]) ==
+                      (1, job["replicas"], job["ipus"]), f"{view}: {what}")
+            else:
+                check_views(subprocess.CompletedProcess(result.args, 0, output, result.stderr), instances,
+                            job["replicas"], job["ipus"], hosts)
+                ranks = tagged_streams(output)
+            for rank, lines in ranks.items():
+                header, _ = json_after_header(lines)
+                check(header["CACHE"] == (env["CACHE"] if job.get("cache") else "unset"), f"{header}: {what}")
+                target = f'{{"ipuLinkDomainSize":"{job["ild"]}"}}' if "ild" in job else "unset"
+                check(header["TARGET"] == target, f"instance {rank}: TARGET {header['TARGET']}: {what}")
+        print(f"{len(CORPUS)} PopRun lines ran")
 
 
 # Each line of the program's output is written in pieces: Python's print under PYTHONUNBUFFERED=1
@@ -314,7 +389,8 @@ def _cmdline(pid):
 
 
 CHECKS = {
-    "single-host": single_host, "fake-hosts": fake_hosts, "numa-aware": numa_aware, "failing-instance": failing_instance,
+    "single-host": single_host, "fake-hosts": fake_hosts, "poprun-corpus": poprun_corpus,
+    "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
     "verbatim-program": verbatim_program,

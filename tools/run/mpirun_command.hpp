@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launch_plan.hpp"
@@ -25,6 +26,9 @@ struct MpirunContext {
   /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
   /// the output (whole_lines.hpp); empty: the program is started directly.
   std::string whole_lines_launcher;
+  /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
+  /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
+  std::vector<std::pair<std::string, std::string>> exports;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.

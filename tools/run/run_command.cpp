@@ -7,6 +7,7 @@
 
 #include "argument_checks.hpp"
 #include "popdist/environment.hpp"
+#include "popdist/version.hpp"
 #include "poprun_ipu_options.hpp"
 #include "run_limits.hpp"
 #include "run_main.hpp"
@@ -81,6 +82,8 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.add_flag("--dry-run", options.dry_run, "Print the mpirun command and each instance's variables; start nothing");
   sub.add_flag("-v,--verbose", options.verbosity, "Say what was decided (-vv: also print the command)");
   sub.add_flag_callback("--vv", [&options] { options.verbosity = std::max(options.verbosity, 2); }, "Very verbose");
+  // PopRun's --version (its --version-format is among the ignored options)
+  sub.set_version_flag("--version", std::string("popdist run (popdist ") + popdist::version() + ")");
   add_poprun_ipu_options(sub, options);
   sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
 }

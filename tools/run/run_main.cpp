@@ -4,13 +4,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "command_length.hpp"
 #include "find_program.hpp"
+#include "job_variables.hpp"
 #include "host_source.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
 #include "mpirun_command.hpp"
+#include "notices.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 #include "shell_words.hpp"
@@ -51,49 +54,79 @@ void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPla
 
 }  // namespace
 
-int run_job(const RunOptions& options, const EnvLookup& env) {
+int run_job(const RunOptions& parsed, const EnvLookup& env) {
+  // Every problem of the line is reported in one run (notices.hpp): the parser's, in command-line
+  // order, then each later stage's as far as the stages before it allow.
+  std::vector<Notice> notices = parsed.notices;
+  const auto error = [&notices](std::string text) { notices.push_back({Notice::Kind::error, std::move(text)}); };
+  auto problems = option_problems(parsed);
+  const PopRunEffects effects = problems.empty() ? poprun_effects(parsed, env) : PopRunEffects{};
+  for (auto& problem : problems) error(std::move(problem));
+  RunOptions options = parsed;
+  if (!effects.mpi_global_args.empty()) {
+    options.mpi_global_args.insert(options.mpi_global_args.begin(), effects.mpi_global_args);
+  }
+
   LaunchPlan plan;
   MpirunCommand command;
   std::string mpirun_path;
+  std::optional<HostSelection> selection;
   try {
-    validate_options(options);
-    const HostSelection selection = select_hosts(options, env);
-    validate_hosts(options, selection.hosts, selection.source);
-    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection.hosts);
-    if (options.verbosity >= 1) {
-      say(selection.hosts.empty()
-              ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
-              : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection.source, plan.hosts.size(),
-                            plan.hosts.front().num_instances));
-    }
-    // The command first: its errors (e.g. an unbalanced quote in --mpi-global-args) are usage
-    // errors, reported even where mpirun is missing.
-    command = build_mpirun_command(plan, options, machine_context(env));
-    check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
-                         options.program);
-    const auto path = env("PATH").value_or("");
-    const auto mpirun = find_program("mpirun", path);
-    if (!mpirun) {
-      say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
-                      "directory to PATH",
-                      path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
-      return exit_mpirun_not_found;
-    }
-    mpirun_path = *mpirun;
+    selection = select_hosts(options, env);
+    validate_hosts(options, selection->hosts, selection->source);
   } catch (const UsageError& e) {
-    // The same shape as the parser's errors (argument_checks.hpp), in one write.
-    say(fmt::format("error: {}\nRun with --help for more information.", e.what()));
+    error(e.what());
+  }
+  if (!has_errors(notices)) {
+    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection->hosts);
+  }
+  try {
+    // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
+    // too; its shape needs a plan, any plan will do to find them.
+    MpirunContext context = machine_context(env);
+    context.exports = effects.exports;
+    const bool planned = !has_errors(notices);
+    command = build_mpirun_command(planned ? plan : plan_launch(1, 1, 1, {}), options, context);
+    if (planned) {
+      check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
+                           options.program);
+    }
+  } catch (const UsageError& e) {
+    error(e.what());
+  }
+  if (has_errors(notices)) {
+    print_notices(stderr, notices);
+    std::fputs("Run with --help for more information.\n", stderr);
     return exit_usage;
   }
-
-  if (options.only_output_from_instance) {
-    say(fmt::format("warning: --only-output-from-instance {} hides the output of every other instance, including "
-                    "their error messages",
-                    *options.only_output_from_instance));
+  if (options.verbosity >= 1) {
+    say(selection->hosts.empty()
+            ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
+            : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection->source, plan.hosts.size(),
+                          plan.hosts.front().num_instances));
   }
-  for (const auto& warning : command.warnings) say("warning: " + warning);
+  const auto path = env("PATH").value_or("");
+  const auto mpirun = find_program("mpirun", path);
+  if (!mpirun) {
+    say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
+                    "directory to PATH",
+                    path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
+    return exit_mpirun_not_found;
+  }
+  mpirun_path = *mpirun;
+
+  // The warnings, once, before the job starts.
+  if (options.only_output_from_instance) {
+    notices.push_back({Notice::Kind::warning,
+                       fmt::format("--only-output-from-instance {} hides the output of every other instance, "
+                                   "including their error messages",
+                                   *options.only_output_from_instance)});
+  }
+  for (const auto& warning : command.warnings) notices.push_back({Notice::Kind::warning, warning});
+  print_notices(stderr, notices);
   if (options.verbosity >= 1) {
     say(fmt::format("mpirun: {}", mpirun_path));
+    for (const auto& decision : effects.decisions) say(decision);
     for (const auto& decision : command.decisions) say(decision);
   }
   if (options.print_topology) {
