@@ -107,16 +107,23 @@ def dry_run(popdist):
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
     result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
                   "--ipus-per-replica", "2", "--host", "a:1,b:1", "--mpi-global-args", "--mca btl self,tcp",
-                  "--mpi-local-args", "-x MYVAR=1", "--", "echo", "it's", "a b"], env=env)
+                  "--mpi-local-args", "-x MYVAR=1", "--master-addr", "10.0.0.5", "--master-port", "29500",
+                  "--", "echo", "it's", "a b"], env=env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
     contexts = []
+
+    def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
+        return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
+
     for i in range(2):
         contexts += ([":"] if i else []) + [
             "-np", "1", "-x", "PATH",
             "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
             "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
             "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
+            *[word for variable in torchrun(i).split() for word in ("-x", variable)],
             "-x", "MYVAR=1", os.path.realpath(popdist), "_whole-lines", "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
@@ -124,9 +131,11 @@ def dry_run(popdist):
     check(shlex.split(lines[0]) == expected, "the printed command does not split back into the same words")
     check(lines[1:] == [
         "instance 0 on a: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=0 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0",
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(0),
         "instance 1 on b: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=2 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0"],
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(1)],
         f"per-instance variables:\n{result.stdout}")
     check(result.stderr == "", f"a quiet dry run prints nothing on stderr: {result.stderr}")
 

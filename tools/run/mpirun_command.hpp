@@ -25,6 +25,10 @@ struct MpirunContext {
   /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
   /// the output (whole_lines.hpp); empty: the program is started directly.
   std::string whole_lines_launcher;
+  /// MASTER_ADDR and MASTER_PORT for every instance (master_endpoint.hpp); empty address: the
+  /// torchrun variables are not exported (unit tests of other parts).
+  std::string master_addr;
+  int master_port = 0;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.

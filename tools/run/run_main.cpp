@@ -10,6 +10,7 @@
 #include "host_source.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
+#include "master_endpoint.hpp"
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
@@ -39,11 +40,14 @@ MpirunContext machine_context(const EnvLookup& env) {
 }
 
 // The command on one line (pasteable), then each instance's host and variables.
-void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan) {
+void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
   fmt::print(out, "{}\n", shell_join(command.argv));
   for (const auto& instance : plan.instances) {
     std::string variables;
     for (const auto& [name, value] : popdist_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
+    for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
+      variables += fmt::format(" {}={}", name, value);
+    }
     fmt::print(out, "instance {} on {}:{}\n", instance.index, plan.hosts[instance.host].name, variables);
   }
   std::fflush(out);
@@ -54,6 +58,7 @@ void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPla
 int run_job(const RunOptions& options, const EnvLookup& env) {
   LaunchPlan plan;
   MpirunCommand command;
+  MpirunContext context;
   std::string mpirun_path;
   try {
     validate_options(options);
@@ -68,7 +73,12 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     }
     // The command first: its errors (e.g. an unbalanced quote in --mpi-global-args) are usage
     // errors, reported even where mpirun is missing.
-    command = build_mpirun_command(plan, options, machine_context(env));
+    context = machine_context(env);
+    const MasterEndpoint master = choose_master(plan, options, env, real_network());
+    context.master_addr = master.address;
+    context.master_port = master.port;
+    command = build_mpirun_command(plan, options, context);
+    command.decisions.push_back(master.decision);
     check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
                          options.program);
     const auto path = env("PATH").value_or("");
@@ -101,10 +111,10 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     std::fflush(stdout);
   }
   if (options.dry_run) {
-    print_command(stdout, command, plan);
+    print_command(stdout, command, plan, context);
     return 0;
   }
-  if (options.verbosity >= 2) print_command(stderr, command, plan);
+  if (options.verbosity >= 2) print_command(stderr, command, plan, context);
   try {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.

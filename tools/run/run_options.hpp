@@ -26,6 +26,8 @@ struct RunOptions {
   int verbosity = 0;                          ///< -v 1, -vv 2
   std::vector<std::string> warnings;          ///< PopRun options accepted but without effect here
   std::vector<std::string> program;           ///< the program and its arguments
+  std::optional<std::string> master_addr;     ///< --master-addr (torchrun's MASTER_ADDR for every instance)
+  std::optional<int> master_port;             ///< --master-port (torchrun's MASTER_PORT)
 };
 
 /// --num-replicas, or one replica per instance when it was not given.
