@@ -166,29 +166,49 @@ def _allgather_json(value):
 
 class DistributedSampler(_TorchDistributedSampler):
     """torch's DistributedSampler over popdist's instances (rank = instance index, replicas =
-    number of instances), with the seed agreed by every instance.
+    number of instances), with the seed agreed by every instance. torch's signature:
+    ``(dataset, num_replicas=None, rank=None, shuffle=True, seed=None, drop_last=False)``,
+    positional or keyword.
 
-    Each instance reads a different subset; together they cover the data set once per epoch.
-    Without ``drop_last`` the index list is padded by repeating its start until it divides evenly
-    (a few samples are read twice per epoch); with ``drop_last`` the tail is dropped instead.
-    Either way every instance yields the same number of samples. ``set_epoch(e)`` reshuffles,
-    identically everywhere. ``seed=None``: instance 0 draws a seed and every instance uses it; an
-    explicit seed must be the same everywhere, or every instance raises UsageError naming the
-    instances and their seeds (one collective at construction, so the job stays usable).
+    ``num_replicas`` and ``rank`` may be given (as code written for torch does): they must agree
+    with popdist's context, else UsageError naming both. Each instance reads a different subset;
+    together they cover the data set once per epoch. Without ``drop_last`` the index list is
+    padded by repeating its start until it divides evenly (a few samples are read twice per epoch);
+    with ``drop_last`` the tail is dropped instead. Either way every instance yields the same
+    number of samples, and the same indices as torch's sampler with the same arguments.
+    ``set_epoch(e)`` reshuffles, identically everywhere. ``seed=None``: instance 0's
+    ``torch.initial_seed()`` (the seed of torch's RNG: ``torch.manual_seed(s)`` or
+    ``seed_everything(s)`` make it ``s``; torch's fixed default seed otherwise, so the order is
+    reproducible), used by every instance. An explicit seed must be the same everywhere, or every
+    instance raises UsageError naming the instances and their seeds (one collective at
+    construction, so the job stays usable).
     """
 
-    def __init__(self, dataset, shuffle=True, seed=None, drop_last=False):
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=None, drop_last=False):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise UsageError(f"popdist.torch.DistributedSampler: seed={seed!r}: expected None or an integer in [0, 2**63)")
-        rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+        rank_, world = _api.getInstanceIndex(), _api.getNumInstances()
+        _check_given("num_replicas", num_replicas, world, f"the job has {world} instance(s)")
+        _check_given("rank", rank, rank_, f"this is instance {rank_} of {world}")
         length = len(dataset)
-        # One collective agrees on everything: the seed (instance 0's draw, or everyone's own), and
-        # the data set's length (different lengths would give different shards and batch counts).
-        draw = _secrets.randbelow(2**31) if seed is None and rank == 0 else None
+        # One collective agrees on everything: the seed (instance 0's torch seed, or everyone's own),
+        # and the data set's length (different lengths would give different shards and batch counts).
+        # The seed is read, not drawn: torch's RNG streams stay as they would be without popdist.
+        draw = _torch.initial_seed() % 2**63 if seed is None and rank_ == 0 else None
         gathered = _allgather_json({"seed": seed, "draw": draw, "length": length})
         _check_agreement(gathered, seed)
         agreed = gathered[0]["draw"] if seed is None else seed
-        super().__init__(dataset, num_replicas=world, rank=rank, shuffle=shuffle, seed=agreed, drop_last=drop_last)
+        super().__init__(dataset, num_replicas=world, rank=rank_, shuffle=shuffle, seed=agreed, drop_last=drop_last)
+
+
+def _check_given(name, given, actual, context):
+    """A value passed in torch's signature must be popdist's (a local check: every instance that
+    disagrees raises before any collective)."""
+    if given is None:
+        return
+    if isinstance(given, bool) or not isinstance(given, int) or given != actual:
+        raise UsageError(f"popdist.torch.DistributedSampler: {name}={given!r} disagrees with popdist's context "
+                         f"({name} {actual}: {context}); pass {name}={actual} or leave it out")
 
 
 def _check_agreement(gathered, seed):

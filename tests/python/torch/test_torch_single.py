@@ -63,6 +63,8 @@ BAD_CALLS = {  # call -> what its UsageError must say
     "popdist.torch.init_process_group(timeout=0)": "timeout=0: expected a positive number of seconds",
     "popdist.torch.init_process_group(rank=1)": "rank=1 is decided by popdist",
     "popdist.torch.DataLoader([1], sampler=None)": "the sampler is popdist's DistributedSampler",
+    "popdist.torch.DistributedSampler([1, 2], 2, 0)": "num_replicas=2 disagrees with popdist's context (num_replicas 1",
+    "popdist.torch.DistributedSampler([1, 2], num_replicas=1, rank=1)": "rank=1 disagrees with popdist's context (rank 0",
 }
 
 
@@ -87,3 +89,21 @@ def test_bad_master_port_names_the_variable():
     code = ("import json, os, popdist, popdist._torch_rendezvous as r\nos.environ['MASTER_PORT'] = '70000'\n"
             "try:\n    r.agree(1, 5)\nexcept popdist.PopDistError as e:\n    print(json.dumps(str(e)))\n")
     assert "MASTER_PORT='70000' is not a TCP port" in run_code(code)
+
+
+def test_sampler_is_torchs_in_a_world_of_one():
+    # torch's signature, and seed=None is torch's seed: the order follows torch.manual_seed.
+    found = run_code("""
+import json, torch, popdist.torch
+from torch.utils.data.distributed import DistributedSampler as Torch
+data = list(range(20))
+found = {"positional": list(popdist.torch.DistributedSampler(data, 1, 0, True, 5)) == list(Torch(data, 1, 0, True, 5))}
+torch.manual_seed(42)
+ours = popdist.torch.DistributedSampler(data)
+found["seed"] = ours.seed
+found["same"] = list(ours) == list(Torch(data, 1, 0, seed=42))
+torch.manual_seed(42)
+found["reproducible"] = list(popdist.torch.DistributedSampler(data)) == list(ours)
+print(json.dumps(found))
+""")
+    assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True}
