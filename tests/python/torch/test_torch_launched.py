@@ -106,6 +106,8 @@ def test_lightning(tmp_path, launch):
         assert r["sampler"] == "DistributedSampler"  # Lightning kept popdist's sampler
         message = r["mismatch_error"]
         assert message and "asks for 3 processes" in message and "job has 2 instances" in message, message
+        warned = r["set_world_size_warnings"]
+        assert len(warned) == 1 and "asks for 3 processes" in warned[0] and "ignored" in warned[0], warned
     assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
     checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
     assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"

@@ -107,3 +107,24 @@ found["reproducible"] = list(popdist.torch.DistributedSampler(data)) == list(our
 print(json.dumps(found))
 """)
     assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True}
+
+
+def test_unreachable_master_addr_alone_is_one_clear_error():
+    # A single process whose MASTER_ADDR does not answer: one RendezvousError naming the address and
+    # port, without torch's client retrying (a warning with a C++ stack trace per attempt).
+    pytest.importorskip("lightning", reason="PopdistEnvironment needs Lightning (pip install lightning)")
+    code = """
+import json, popdist.lightning, popdist.torch
+try:
+    popdist.lightning.PopdistEnvironment(timeout=20).main_address
+    print(json.dumps(None))
+except popdist.torch.RendezvousError as error:
+    print(json.dumps(str(error)))
+"""
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned, so nothing answers there.
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=environment(MASTER_ADDR="192.0.2.1", MASTER_PORT="29533"), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    message = json.loads(result.stdout.strip().splitlines()[-1])
+    assert message and "192.0.2.1:29533" in message and "MASTER_ADDR" in message, message
+    assert "TCPStore" not in result.stderr and "Warning" not in result.stderr, result.stderr

@@ -1,11 +1,12 @@
-"""One instance of the popdist.lightning checks under a launcher: a Trainer whose devices x
-num_nodes disagree with the job must fail (naming both), then a tiny DDP fit with
+"""One instance of the popdist.lightning checks under a launcher: devices x num_nodes that disagree
+with the job (ignored with a warning by set_world_size, an error from validate_settings), then a tiny DDP fit with
 PopdistEnvironment and trainer_kwargs(). Writes <out_dir>/instance<rank>.json; the checkpoints go
 to <out_dir>/run (the driver counts them)."""
 
 import json
 import os
 import sys
+import warnings
 
 import lightning
 import torch
@@ -42,9 +43,17 @@ data = torch.utils.data.TensorDataset(torch.randn(32, 4, generator=torch.Generat
                                       torch.randn(32, 1, generator=torch.Generator().manual_seed(2)))
 loader = popdist.torch.DataLoader(data, batch_size=4, shuffle=True)
 
-wrong = dict(report["trainer_kwargs"], devices=report["trainer_kwargs"]["devices"] + 1)
+# Lightning's devices x num_nodes disagreeing with the job: set_world_size ignores it with a
+# warning, as Lightning's own environments ignore it; validate_settings (Lightning's check of its
+# launch settings) raises naming both.
+environment = popdist.lightning.PopdistEnvironment()
+wrong = report["trainer_kwargs"]["devices"] + 1
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    environment.set_world_size(wrong * report["trainer_kwargs"]["num_nodes"])
+report["set_world_size_warnings"] = [str(w.message) for w in caught]
 try:
-    trainer(**wrong).fit(Tiny(), loader)
+    environment.validate_settings(wrong, report["trainer_kwargs"]["num_nodes"])
     report["mismatch_error"] = None
 except popdist.UsageError as error:
     report["mismatch_error"] = str(error)
