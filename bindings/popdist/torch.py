@@ -154,14 +154,47 @@ def _allgather_json(value):
         return [value]
     if _under_torchrun():
         if not _dist.is_initialized():
-            raise UsageError("popdist.torch: under torchrun, call popdist.torch.init_process_group() before creating "
-                             "a DistributedSampler or DataLoader (the instances agree on the seed through it)")
+            return _allgather_through_agent_store(value)
         gathered = [None] * _dist.get_world_size()
         _dist.all_gather_object(gathered, value)
         return gathered
     if not _api.isBackendInitialized():
         _api.init()
     return [_json.loads(piece) for piece in _api._backend().allgather_bytes(_json.dumps(value).encode())]
+
+
+_agent_store = None  # under torchrun, before any process group: a client of torchrun's agent store
+_agent_store_rounds = 0  # agreements made through it (the same sequence on every instance)
+
+
+def _allgather_through_agent_store(value):
+    """Under torchrun before init_process_group() (Lightning creates the group in fit(), after the
+    script built its loaders): through the TCPStore torchrun's agent serves on MASTER_ADDR:
+    MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), which torch's own env:// joins the same way.
+    Each agreement is one round of keys, under a prefix of the run and its restart."""
+    global _agent_store, _agent_store_rounds
+    if _agent_store is None:
+        if _os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+            raise UsageError("popdist.torch: under torchrun without its agent's store (TORCHELASTIC_USE_AGENT_STORE="
+                             f"{_os.environ.get('TORCHELASTIC_USE_AGENT_STORE')!r}), call "
+                             "popdist.torch.init_process_group() before creating a DistributedSampler or DataLoader "
+                             "(the instances agree on the seed through it)")
+        address, port = _os.environ.get("MASTER_ADDR", "127.0.0.1"), int(_os.environ.get("MASTER_PORT", "29500"))
+        client = _dist.TCPStore(address, port, None, False, timeout=_datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT))
+        prefix = f"popdist/{_os.environ.get('TORCHELASTIC_RUN_ID', '')}/{_os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/"
+        _agent_store = _dist.PrefixStore(prefix, client)
+    _agent_store_rounds += 1
+    rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+    keys = [f"agree/{_agent_store_rounds}/{i}" for i in range(world)]
+    _agent_store.set(keys[rank], _json.dumps(value))
+    try:
+        _agent_store.wait(keys)
+    except Exception as error:  # torch raises DistStoreError on its timeout
+        missing = [i for i, key in enumerate(keys) if not _agent_store.check([key])]
+        raise RendezvousError(f"popdist.torch: instances {missing} did not take part in agreement "
+                              f"{_agent_store_rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
+                              f"({str(error).strip().splitlines()[0] if str(error).strip() else error})") from error
+    return [_json.loads(_agent_store.get(key)) for key in keys]
 
 
 class DistributedSampler(_TorchDistributedSampler):
@@ -228,16 +261,24 @@ class DataLoader(_data.DataLoader):
     """torch's DataLoader reading this instance's shard through :class:`DistributedSampler`
     (reachable as ``.sampler``). ``drop_last`` applies to both: the sampler drops the tail that does
     not divide among the instances, the loader an incomplete last batch. ``set_epoch(e)`` forwards
-    to the sampler. Other keyword arguments go to torch's DataLoader (not ``sampler``)."""
+    to the sampler. Other keyword arguments go to torch's DataLoader.
+
+    ``sampler=`` (or ``batch_sampler=``) given: used as is (it decides the order: ``shuffle`` and
+    ``seed`` are ignored), and no popdist sampler is made. That is how Lightning rebuilds a loader it was given (for predict(),
+    validate(), or to add its own DistributedSampler): it calls the loader's class again with the
+    same arguments plus ``sampler=``."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, seed=None, drop_last=False, **kwargs):
-        if "sampler" in kwargs or "batch_sampler" in kwargs:
-            raise UsageError("popdist.torch.DataLoader: the sampler is popdist's DistributedSampler; "
-                             "use torch.utils.data.DataLoader for a sampler of your own")
+        if kwargs.get("sampler") is not None or kwargs.get("batch_sampler") is not None:
+            # The sampler decides the order (torch refuses shuffle=True beside one; Lightning passes both).
+            super().__init__(dataset, batch_size=batch_size, drop_last=drop_last, **kwargs)
+            return
+        kwargs.pop("sampler", None)
+        kwargs.pop("batch_sampler", None)
         sampler = DistributedSampler(dataset, shuffle=shuffle, seed=seed, drop_last=drop_last)
         super().__init__(dataset, batch_size=batch_size, sampler=sampler, drop_last=drop_last, **kwargs)
 
     def set_epoch(self, epoch):
         """Reshuffles for ``epoch`` (the same order on every instance)."""
-        self.sampler.set_epoch(epoch)
-
+        if hasattr(self.sampler, "set_epoch"):
+            self.sampler.set_epoch(epoch)

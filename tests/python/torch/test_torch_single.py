@@ -62,7 +62,6 @@ BAD_CALLS = {  # call -> what its UsageError must say
     "popdist.torch.DistributedSampler([1, 2], seed='7')": "seed='7': expected None or an integer",
     "popdist.torch.init_process_group(timeout=0)": "timeout=0: expected a positive number of seconds",
     "popdist.torch.init_process_group(rank=1)": "rank=1 is decided by popdist",
-    "popdist.torch.DataLoader([1], sampler=None)": "the sampler is popdist's DistributedSampler",
     "popdist.torch.DistributedSampler([1, 2], 2, 0)": "num_replicas=2 disagrees with popdist's context (num_replicas 1",
     "popdist.torch.DistributedSampler([1, 2], num_replicas=1, rank=1)": "rank=1 disagrees with popdist's context (rank 0",
 }
@@ -104,9 +103,13 @@ found["seed"] = ours.seed
 found["same"] = list(ours) == list(Torch(data, 1, 0, seed=42))
 torch.manual_seed(42)
 found["reproducible"] = list(popdist.torch.DistributedSampler(data)) == list(ours)
+# A sampler of the caller's (Lightning's rebuild passes sampler= and shuffle=) is used as is.
+given = torch.utils.data.SequentialSampler(data)
+loader = popdist.torch.DataLoader(data, batch_size=5, shuffle=True, sampler=given)
+found["given_sampler"] = loader.sampler is given and [b.tolist() for b in loader][0] == [0, 1, 2, 3, 4]
 print(json.dumps(found))
 """)
-    assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True}
+    assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True, "given_sampler": True}
 
 
 def test_unreachable_master_addr_alone_is_one_clear_error():

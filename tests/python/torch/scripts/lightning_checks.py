@@ -29,6 +29,13 @@ class Tiny(lightning.LightningModule):
         x, y = batch
         return torch.nn.functional.mse_loss(self.layer(x), y)
 
+    def validation_step(self, batch, batch_index):
+        x, y = batch
+        self.log("val_loss", torch.nn.functional.mse_loss(self.layer(x), y), sync_dist=True)
+
+    def predict_step(self, batch, batch_index):
+        return self.layer(batch[0])
+
     def configure_optimizers(self):
         return torch.optim.SGD(self.parameters(), lr=0.1)
 
@@ -61,8 +68,13 @@ except popdist.UsageError as error:
 model = Tiny()
 t = trainer(**report["trainer_kwargs"])
 t.fit(model, loader)
+report["sampler"] = type(t.train_dataloader.sampler).__name__  # before validate(), which forgets it
+# validate() and predict() with popdist.torch's DataLoader: Lightning rebuilds it with sampler=.
+validated = t.validate(model, popdist.torch.DataLoader(data, batch_size=4))
+predicted = t.predict(model, popdist.torch.DataLoader(data, batch_size=4))
+report.update(validated=sorted(validated[0]), predicted_samples=sum(len(p) for p in predicted))
 report.update(global_rank=t.global_rank, world_size=t.world_size, local_rank=t.local_rank, node_rank=t.node_rank,
-              is_global_zero=t.is_global_zero, sampler=type(t.train_dataloader.sampler).__name__,
+              is_global_zero=t.is_global_zero,
               weights=[p.detach().flatten().tolist() for p in model.parameters()])
 with open(os.path.join(out_dir, f"instance{report['instance_index']}.json"), "w") as f:
     json.dump(report, f)
