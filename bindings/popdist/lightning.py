@@ -93,6 +93,9 @@ class PopdistEnvironment(_ClusterEnvironment):
         self._port = None
         self._store = None  # instance 0's holds the server that Lightning's env:// rendezvous joins
         self._warned_world_size = False
+        # Lightning creates the process group; its gloo threads must still be gone before the
+        # interpreter finalizes (popdist.torch's teardown at exit).
+        _popdist_torch._arrange_release_at_exit()
         # Lightning decides its rank-zero-only logging from RANK/LOCAL_RANK/SLURM_PROCID at import,
         # which `popdist run` and mpirun do not set: without this, every instance would log as rank 0
         # until the strategy sets the rank.

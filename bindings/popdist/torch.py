@@ -119,15 +119,56 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         _store, rank, world = rendezvous(timeout)
         _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
     # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
-    # wakes then (for a peer still sending) takes the GIL of a dying interpreter and aborts the
-    # process ("terminate called without an active exception"). Python-level atexit runs first.
-    _atexit.register(_destroy_group_at_exit)
+    # runs a Python callback then takes the GIL of a dying interpreter, which ends the thread with
+    # a forced unwind through gloo's noexcept run loop ("terminate called without an active
+    # exception", status 134). Python-level atexit runs while the interpreter is whole.
+    _arrange_release_at_exit()
     return _dist.group.WORLD
 
 
-def _destroy_group_at_exit():
-    if _dist.is_initialized():
-        _dist.destroy_process_group()
+_release_registered = False
+
+
+def _arrange_release_at_exit():
+    """Arranges the teardown of torch.distributed at interpreter exit (_release_torch_at_exit);
+    once per process. init_process_group() calls it; so does popdist.lightning's environment,
+    whose group Lightning creates."""
+    global _release_registered
+    if not _release_registered:
+        _release_registered = True
+        _atexit.register(_release_torch_at_exit)
+
+
+def _release_torch_at_exit():
+    """Tears torch.distributed down in the order that leaves no thread behind (README "Clean
+    exit"): destroying the default group only unregisters it while a DistributedDataParallel
+    module still holds it (its reducer keeps the group, and the group its gloo threads), and a
+    module caught in a reference cycle lives until the interpreter's own teardown. So: collect the
+    cycles, detach any DDP module still alive from its reducer and group, destroy the group, and
+    collect again, which destroys the group and joins its threads here. popdist's MPI is finalized
+    after all this (its exit handler runs after the interpreter)."""
+    global _store
+    import gc
+    import sys
+
+    try:
+        gc.collect()
+        _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
+        if _dist.is_initialized():
+            _dist.destroy_process_group()
+        _store = None
+        gc.collect()
+    except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
+        print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
+
+
+def _detach_ddp_modules(gc, ddp):
+    # A function of its own: no reference to a module outlives it.
+    if ddp is None:
+        return
+    for module in [o for o in gc.get_objects() if isinstance(o, ddp.DistributedDataParallel)]:
+        for name in ("logger", "reducer", "process_group"):
+            module.__dict__.pop(name, None)
 
 
 def device():
