@@ -221,7 +221,14 @@ def _register_atexit():
 def _install_abort_hook():
     """Chains sys.excepthook so that an uncaught exception ends the whole job (like
     ``python -m mpi4py``). Without it the failing instance would go on to MPI_Finalize while the
-    others wait forever in their next collective."""
+    others wait forever in their next collective.
+
+    The abort does not happen inside the hook: hooks chained later (torch.distributed's
+    init_process_group wraps it and points sys.stderr at a buffer while the inner hooks run,
+    writing the buffer, prefixed, when they return) would lose the traceback. The hook only arms
+    the abort: it runs as the first atexit callback (registered last, atexit is LIFO), when every
+    hook has returned and written what it had; a daemon timer is the fallback when a non-daemon
+    thread keeps the interpreter from reaching atexit."""
     global _abort_hook_installed
     if _abort_hook_installed:
         return
@@ -229,18 +236,43 @@ def _install_abort_hook():
 
     def abort_on_uncaught_exception(exc_type, exc, tb):
         try:
-            previous(exc_type, exc, tb)  # the traceback first, so that the cause is visible
+            previous(exc_type, exc, tb)
         finally:
             if _mpi is not None and _mpi.is_initialized() and (_current or topology()).num_instances > 1:
-                for stream in (sys.stdout, sys.stderr):
-                    try:
-                        stream.flush()
-                    except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
-                        pass
-                _mpi.abort_job(1)
+                _arm_abort()
 
     sys.excepthook = abort_on_uncaught_exception
     _abort_hook_installed = True
+
+
+#: Seconds between an uncaught exception and the job's abort when the interpreter does not reach
+#: atexit by itself (a non-daemon thread still running, e.g. blocked in a collective).
+ABORT_FALLBACK_SECONDS = 5.0
+_abort_armed = False
+
+
+def _arm_abort():
+    global _abort_armed
+    if _abort_armed:
+        return
+    _abort_armed = True
+    import atexit
+    import threading
+
+    atexit.register(_abort_job_now)
+    timer = threading.Timer(ABORT_FALLBACK_SECONDS, _abort_job_now)
+    timer.daemon = True
+    timer.start()
+
+
+def _abort_job_now():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
+            pass
+    if _mpi is not None and _mpi.is_initialized():
+        _mpi.abort_job(1)
 
 
 # --- communicators -------------------------------------------------------------------------------

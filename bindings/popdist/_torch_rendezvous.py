@@ -120,6 +120,25 @@ def _is_loopback(address):
         return False
 
 
+class _Unreachable(Exception):
+    """Instance 0 cannot reach its own store at the user's MASTER_ADDR (the message says so)."""
+
+
+def _probe_own_address(user_address, port, step):
+    """Every instance (and torch's or Lightning's env:// rendezvous) connects to MASTER_ADDR:
+    instance 0 itself must reach its own listening store there, within one connect's time."""
+    if user_address is None:
+        return
+    seconds = min(PROBE_CONNECT_SECONDS, step.total_seconds())
+    try:
+        with socket.create_connection((user_address, port), timeout=seconds):
+            pass
+    except OSError as error:
+        raise _Unreachable(f"popdist.torch: instance 0 cannot reach its own rendezvous store at MASTER_ADDR:MASTER_PORT "
+                           f"{user_address}:{port} within {seconds:g} s ({error.strerror or error}); set MASTER_ADDR "
+                           "to an address of instance 0's host that every host reaches") from error
+
+
 def _start_master(world, step, authenticated):
     """Instance 0: the store's server and the offer for the others, or the error for everyone."""
     try:
@@ -135,11 +154,13 @@ def _start_master(world, step, authenticated):
         candidates = interface_addresses()
     where = f"{candidates[0]}:{port or '<free port>'}"
     try:
-        # Instance 0's own client connects through candidates[0], so a user's MASTER_ADDR that
-        # instance 0 cannot reach fails here, within `step`.
+        # Instance 0's own client connects through candidates[0]. A user's MASTER_ADDR is probed
+        # first with one TCP connect (_probe_own_address): torch's client would retry an address
+        # that does not answer for the whole step, with a warning and a C++ stack trace per attempt.
         if authenticated:
             secret = _job_store.new_secret()
             server = _job_store.StoreServer(_listen_address(candidates), port, secret)
+            _probe_own_address(user_address, server.port, step)
             store = _job_store.JobStore(candidates[0], server.port, secret, step)
             store.server = server  # the server lives as long as instance 0's store
             token = secret.hex()  # travels over MPI only
@@ -148,10 +169,13 @@ def _start_master(world, step, authenticated):
             listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             listener.bind((_listen_address(candidates), port))
             listener.listen(1024)
+            _probe_own_address(user_address, listener.getsockname()[1], step)
             store = dist.TCPStore(candidates[0], listener.getsockname()[1], world, True, timeout=step,
                                   wait_for_workers=False, multi_tenant=True, master_listen_fd=listener.detach())
             token = secrets.token_hex(16)
             store.set(TOKEN_KEY, token)
+    except _Unreachable as error:
+        return None, {"ok": False, "error": str(error)}
     except Exception as error:  # torch raises DistNetworkError, DistStoreError or RuntimeError
         origin = " (MASTER_ADDR/MASTER_PORT)" if user_address or port else ""
         if isinstance(error, OSError) and error.errno == errno.EADDRINUSE:

@@ -107,16 +107,23 @@ def dry_run(popdist):
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
     result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
                   "--ipus-per-replica", "2", "--host", "a:1,b:1", "--mpi-global-args", "--mca btl self,tcp",
-                  "--mpi-local-args", "-x MYVAR=1", "--", "echo", "it's", "a b"], env=env)
+                  "--mpi-local-args", "-x MYVAR=1", "--master-addr", "10.0.0.5", "--master-port", "29500",
+                  "--", "echo", "it's", "a b"], env=env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
     contexts = []
+
+    def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
+        return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
+
     for i in range(2):
         contexts += ([":"] if i else []) + [
             "-np", "1", "-x", "PATH",
             "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
             "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
             "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
+            *[word for variable in torchrun(i).split() for word in ("-x", variable)],
             "-x", "MYVAR=1", os.path.realpath(popdist), "_whole-lines", "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
@@ -124,9 +131,11 @@ def dry_run(popdist):
     check(shlex.split(lines[0]) == expected, "the printed command does not split back into the same words")
     check(lines[1:] == [
         "instance 0 on a: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=0 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0",
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(0),
         "instance 1 on b: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=2 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0"],
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(1)],
         f"per-instance variables:\n{result.stdout}")
     check(result.stderr == "", f"a quiet dry run prints nothing on stderr: {result.stderr}")
 
@@ -354,6 +363,59 @@ def verbatim_program(popdist):
         print("':' among the program's arguments reaches it verbatim, with and without tags or silencing")
 
 
+# Draws progress in place, both ways (C's "text\r", tqdm's "\rtext"), and after each update waits
+# until the reader has seen it (a file named after the update): a relay that held an update until
+# the line ends would leave the program waiting (it gives up after 60 s, failing the job).
+PROGRESS = r"""
+import os, sys, time
+acks = sys.argv[1]
+def draw(text, name):
+    os.write(1, text.encode())
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.path.join(acks, name)):
+        if time.monotonic() > deadline:
+            sys.exit(f"the reader never saw {text!r}")
+        time.sleep(0.02)
+for k in (1, 2):
+    draw(f"c-style {k}/2\r", f"c{k}")
+for k in (1, 2):
+    draw(f"\rtqdm-style {k}/2", f"t{k}")
+os.write(1, b"\ndone\n")
+"""
+
+
+def progress(popdist):
+    """Carriage-return progress is passed on live: each update reaches the terminal while the program waits,
+    tagged once, never glued to a tag mid-update (a reader that acknowledges what it saw)."""
+    tag = rb"\[\d+,0\]<stdout>:"
+    updates = [(rb"c-style 1/2\r", "c1"), (rb"c-style 2/2\r", "c2"), (rb"tqdm-style 1/2", "t1"),
+               (rb"tqdm-style 2/2", "t2")]
+    with tempfile.TemporaryDirectory() as acks:
+        process = subprocess.Popen([popdist, "run", "--num-instances", "1", "--mpi-global-args", "--tag-output", "--",
+                                    sys.executable, "-c", PROGRESS, acks], stdout=subprocess.PIPE,
+                                   env=popdist_env(popdist), start_new_session=True)
+        seen = b""
+        try:
+            for pattern, name in updates:
+                while not re.search(tag + pattern, seen):
+                    chunk = os.read(process.stdout.fileno(), 4096)
+                    check(chunk, f"output ended before {pattern!r} was seen: {seen!r}")
+                    seen += chunk
+                open(os.path.join(acks, name), "w").close()
+            seen += process.stdout.read()
+            status = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    check(status == 0, f"the program did not see its updates acknowledged: exit {status}, output {seen!r}")
+    for pattern, _ in updates:
+        text = pattern.replace(b"\\r", b"").replace(b"\r", b"")
+        check(len(re.findall(tag + re.escape(text), seen)) == 1 and seen.count(text) == 1,
+              f"{text!r} must appear once, right after one tag: {seen!r}")
+    check(re.search(tag + rb"done\n", seen), f"the last line: {seen!r}")
+    print(f"4 updates seen live, one tag each: {seen!r}")
+
+
 def slurm_dead_instance(popdist, testbed):
     """Inside an allocation, an instance that dies before init() ends the whole job at once: mpirun
     stops the others (which wait for it in MPI_Init), and Open MPI's daemons run under srun
@@ -393,7 +455,7 @@ CHECKS = {
     "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
-    "verbatim-program": verbatim_program,
+    "verbatim-program": verbatim_program, "progress": progress,
     "slurm-dead-instance": slurm_dead_instance,
 }
 

@@ -85,6 +85,28 @@ TEST_CASE("one app context per instance with its POPDIST_* values, forwarded var
   CHECK_FALSE(has_sequence(split.global, {"--allow-run-as-root"}));
 }
 
+TEST_CASE("torchrun's variables in every app context, as torchrun defines them", "[command]") {
+  const auto plan = popdist::cli::plan_launch(4, 4, 1, {{"a", {}}, {"b", {}}});
+  auto context = context_with(2);
+  context.master_addr = "10.0.0.5";
+  context.master_port = 29500;
+  const auto split = split_command(build_mpirun_command(plan, options_for(4, 4), context).argv);
+  REQUIRE(split.contexts.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    INFO("instance " << i);
+    const Words& words = split.contexts[static_cast<std::size_t>(i)];
+    const std::string host = std::to_string(i / 2);
+    for (const std::string& variable :
+         {"RANK=" + std::to_string(i), std::string("WORLD_SIZE=4"), "LOCAL_RANK=" + std::to_string(i % 2),
+          std::string("LOCAL_WORLD_SIZE=2"), "GROUP_RANK=" + host, std::string("GROUP_WORLD_SIZE=2"),
+          std::string("MASTER_ADDR=10.0.0.5"), std::string("MASTER_PORT=29500")}) {
+      CHECK(has_sequence(words, {"-x", variable}));
+    }
+    // popdist's detection keys torchrun on TORCHELASTIC_RUN_ID: never set, Open MPI stays the identity.
+    CHECK(std::none_of(words.begin(), words.end(), [](const std::string& w) { return w.rfind("TORCHELASTIC", 0) == 0; }));
+  }
+}
+
 TEST_CASE("as root: --allow-run-as-root", "[command]") {
   const auto plan = popdist::cli::plan_launch(1, 1, 1, {});
   const auto command = build_mpirun_command(plan, options_for(1, 1), context_with(2, true));

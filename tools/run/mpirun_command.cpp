@@ -197,6 +197,11 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
     for (const auto& [name, value] : popdist_variables(plan, instance.index)) {
       argv.insert(argv.end(), {"-x", name + "=" + value});
     }
+    if (!context.master_addr.empty()) {
+      for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
+        argv.insert(argv.end(), {"-x", name + "=" + value});
+      }
+    }
     for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
     argv.insert(argv.end(), local_args.begin(), local_args.end());
     if (options.only_output_from_instance && *options.only_output_from_instance != instance.index) {

@@ -29,6 +29,10 @@ struct MpirunContext {
   /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
   /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
   std::vector<std::pair<std::string, std::string>> exports;
+  /// MASTER_ADDR and MASTER_PORT for every instance (master_endpoint.hpp); empty address: the
+  /// torchrun variables are not exported (unit tests of other parts).
+  std::string master_addr;
+  int master_port = 0;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.

@@ -12,6 +12,7 @@
 #include "host_source.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
+#include "master_endpoint.hpp"
 #include "mpirun_command.hpp"
 #include "notices.hpp"
 #include "popdist/error.hpp"
@@ -42,11 +43,14 @@ MpirunContext machine_context(const EnvLookup& env) {
 }
 
 // The command on one line (pasteable), then each instance's host and variables.
-void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan) {
+void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
   fmt::print(out, "{}\n", shell_join(command.argv));
   for (const auto& instance : plan.instances) {
     std::string variables;
     for (const auto& [name, value] : popdist_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
+    for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
+      variables += fmt::format(" {}={}", name, value);
+    }
     fmt::print(out, "instance {} on {}:{}\n", instance.index, plan.hosts[instance.host].name, variables);
   }
   std::fflush(out);
@@ -69,6 +73,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
 
   LaunchPlan plan;
   MpirunCommand command;
+  MpirunContext context;
   std::string mpirun_path;
   std::optional<HostSelection> selection;
   try {
@@ -83,10 +88,19 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   try {
     // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
     // too; its shape needs a plan, any plan will do to find them.
-    MpirunContext context = machine_context(env);
+    context = machine_context(env);
     context.exports = effects.exports;
     const bool planned = !has_errors(notices);
+    std::string master_decision;
+    if (planned) {
+      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (master_endpoint.hpp).
+      const MasterEndpoint master = choose_master(plan, options, env, real_network());
+      context.master_addr = master.address;
+      context.master_port = master.port;
+      master_decision = master.decision;
+    }
     command = build_mpirun_command(planned ? plan : plan_launch(1, 1, 1, {}), options, context);
+    if (!master_decision.empty()) command.decisions.push_back(master_decision);
     if (planned) {
       check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
                            options.program);
@@ -134,10 +148,10 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     std::fflush(stdout);
   }
   if (options.dry_run) {
-    print_command(stdout, command, plan);
+    print_command(stdout, command, plan, context);
     return 0;
   }
-  if (options.verbosity >= 2) print_command(stderr, command, plan);
+  if (options.verbosity >= 2) print_command(stderr, command, plan, context);
   try {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.

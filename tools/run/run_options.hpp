@@ -32,6 +32,8 @@ struct RunOptions {
   std::optional<std::string> host_subnet;             ///< Open MPI's TCP interfaces (btl and oob)
   std::vector<Notice> notices;                ///< what the parser has to say (ignored PopRun options)
   std::vector<std::string> program;           ///< the program and its arguments
+  std::optional<std::string> master_addr;     ///< --master-addr (torchrun's MASTER_ADDR for every instance)
+  std::optional<int> master_port;             ///< --master-port (torchrun's MASTER_PORT)
 };
 
 /// --num-replicas, or one replica per instance when it was not given.

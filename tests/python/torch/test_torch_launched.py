@@ -93,7 +93,14 @@ if MPIRUN is None:
 
 # Under `popdist run` nothing sets RANK; under mpirun only OMPI_* do: in both, Lightning must learn
 # every rank from PopdistEnvironment (one checkpoint writer, the others silent).
-@pytest.mark.parametrize("launch", [popdist_run_argv, mpirun_argv], ids=["popdist_run", "mpirun"])
+def torchrun_argv(instances, *command):
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(instances),
+            *command[1:]]
+
+
+# One script, every launcher: its loaders are built before fit() (under torchrun the instances then
+# agree on the seed through torchrun's agent store: no process group exists yet).
+@pytest.mark.parametrize("launch", [popdist_run_argv, mpirun_argv, torchrun_argv], ids=["popdist_run", "mpirun", "torchrun"])
 def test_lightning(tmp_path, launch):
     pytest.importorskip("lightning", reason="popdist.lightning needs Lightning (pip install lightning)")
     result = run(launch(2, *python("lightning_checks.py", tmp_path)), timeout=240)
@@ -104,9 +111,13 @@ def test_lightning(tmp_path, launch):
         assert (r["global_rank"], r["world_size"], r["local_rank"], r["node_rank"]) == (index, 2, index, 0)
         assert r["is_global_zero"] == (index == 0)
         assert r["sampler"] == "DistributedSampler"  # Lightning kept popdist's sampler
+        assert r["validated"] == ["val_loss"], r["validated"]
         message = r["mismatch_error"]
         assert message and "asks for 3 processes" in message and "job has 2 instances" in message, message
+        warned = r["set_world_size_warnings"]
+        assert len(warned) == 1 and "asks for 3 processes" in warned[0] and "ignored" in warned[0], warned
     assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
+    assert sum(r["predicted_samples"] for r in found.values()) == 32, "predict() did not cover the data set once"
     checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
     assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"
 
