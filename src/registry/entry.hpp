@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -53,10 +54,9 @@ struct Entry {
   std::atomic<std::uint64_t> timed_sequence{0};
   /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
   std::unique_ptr<TimedRounds> timed;
-  /// Held for the duration of a timed round: two threads running one over the same set at once
-  /// would share `timed`, so the second gets an error instead (MPI forbids the same of a
-  /// collective on one communicator anyway).
-  std::atomic<bool> timed_in_progress{false};
+  /// Held for the duration of any synchronize over the set (synchronize_guard.hpp): the threads
+  /// of one instance take turns, so that each call is one whole barrier.
+  std::mutex synchronize_turn;
 };
 
 /// The root scope (all instances), what synchronize()'s hot path reads on every call: a

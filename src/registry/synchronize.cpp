@@ -14,6 +14,7 @@
 #include "registry/protocols/timed_barrier.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"
+#include "registry/synchronize_guard.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist {
@@ -39,13 +40,16 @@ inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
     return;
   }
   switch (entry.strategy) {
-    case BarrierStrategy::Host:
+    case BarrierStrategy::Host: {
       if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
+      const detail::UntimedTurn in_turn(entry.synchronize_turn);
       entry.host_barrier->wait();
       return;
+    }
     case BarrierStrategy::Communicator: {
       if (!entry.created.load(std::memory_order_acquire)) create_for_synchronize(entry);
       if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
+      const detail::UntimedTurn in_turn(entry.synchronize_turn);
       detail::MpiLock lock;
       detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
       return;
