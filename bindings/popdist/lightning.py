@@ -1,4 +1,4 @@
-"""Lightning helpers: ``import popdist.lightning``.
+"""Lightning helpers: ``import popdist.lightning``, used as in::
 
     from popdist.lightning import PopdistEnvironment, trainer_kwargs
     trainer = lightning.Trainer(accelerator="cpu", strategy="ddp", plugins=[PopdistEnvironment()],

@@ -1,4 +1,4 @@
-"""PyTorch helpers: ``import popdist.torch``.
+"""PyTorch helpers: ``import popdist.torch``, used as in::
 
     popdist.torch.init_process_group()          # torch.distributed's default group: rank = instance
     model = DDP(model.to(popdist.torch.device()))

@@ -10,7 +10,7 @@
 
 namespace popdist {
 
-/// True when PopRun's variables are set or a launcher started this process (README: a
+/// True when PopRun's variables are set or a launcher started this process (docs/guide/python.md: a
 /// deliberate difference from PopDist, so that a PopDist program under plain mpirun is one job).
 [[nodiscard]] inline bool isPopdistEnvSet() { return is_popdist_env_set(); }
 [[nodiscard]] inline unsigned getInstanceIndex() { return static_cast<unsigned>(instance_index()); }

@@ -93,7 +93,7 @@ Choice choose_forced(const EnvLookup& env, const std::string& value) {
       choice.identity = probe->read(env);
       return choice;
     }
-    // Forced without its marker (e.g. torch.distributed.launch, which the README sends here):
+    // Forced without its marker (e.g. torch.distributed.launch, which docs/guide/launchers.md sends here):
     // the family's identity variables must then be complete on their own.
     std::string markers;
     for (const auto& marker : probe->markers) markers += (markers.empty() ? "" : ", ") + marker;

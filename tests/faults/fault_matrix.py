@@ -86,7 +86,7 @@ def launch_command(launcher, program, popdist, args):
         return ["mpirun", "-np", str(INSTANCES), "--oversubscribe", "--bind-to", "none", *program, *args]
     if launcher == "popdist-run":
         return [popdist, "run", "--num-instances", str(INSTANCES), "--", *program, *args]
-    # Two nodes (2 + 1 tasks); --kill-on-bad-exit as the README tells srun users to.
+    # Two nodes (2 + 1 tasks); --kill-on-bad-exit as docs/guide/launchers.md tells srun users to.
     return ["srun", "-N2", f"-n{INSTANCES}", "--mpi=pmix", "--kill-on-bad-exit=1", "--time=1", *program, *args]
 
 

@@ -1,4 +1,4 @@
-// `popdist run`'s line read as a whole: every PopRun option of the README's table through the
+// `popdist run`'s line read as a whole: every PopRun option of the table in docs/guide/hosts.md through the
 // parser with the warning line it prints, and every problem of a line reported in one run.
 #include <catch2/catch.hpp>
 

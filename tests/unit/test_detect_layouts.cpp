@@ -632,7 +632,7 @@ std::vector<Layout> family_layouts() {
     rows.push_back(row);
   }
   {
-    // What the README recommends for a launcher that leaves TORCHELASTIC_RUN_ID out.
+    // What docs/guide/launchers.md recommends for a launcher that leaves TORCHELASTIC_RUN_ID out.
     EnvMap env = dump("torch_launch.rank1");
     env.erase("TORCHELASTIC_RUN_ID");
     auto row = launched("override: torchrun without TORCHELASTIC_RUN_ID reads RANK and WORLD_SIZE", "",

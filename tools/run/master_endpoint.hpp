@@ -3,7 +3,7 @@
 // torch store listens, decided before the program starts so that an unmodified `env://` script
 // (torch, Accelerate, Lightning without popdist's plugin) finds it.
 //
-// Who decides what (README "torch: popdist run as a drop-in for torchrun"):
+// Who decides what (docs/guide/torch.md, "popdist run as a drop-in for torchrun"):
 // - address: --master-addr, else the user's MASTER_ADDR, else 127.0.0.1 on one host; across hosts
 //   the first host's IPv4 address as this (launching) machine resolves it. When that name resolves
 //   to loopback (Debian maps a machine's own name to 127.0.1.1) or not at all (an rsh agent's

@@ -1,7 +1,7 @@
 #pragma once
 // PopRun's options beyond the launch itself: V-IPU servers and partitions, IPU-Link domains, sync
 // types, executable caches, host preparation and configuration files. popdist runs no V-IPU
-// client and attaches no IPUs, so each has one of three answers (the README's table):
+// client and attaches no IPUs, so each has one of three answers (the table in docs/guide/hosts.md):
 //  - kept for its meaning off IPUs (--executable-cache-path, --num-ilds, --host-subnet);
 //  - ignored: accepted, its value checked as PopRun would, and named on one warning line;
 //  - refused (--import-config only: its options would silently be lost).
@@ -18,7 +18,7 @@ namespace popdist::cli {
 /// How `popdist run` answers one of PopRun's options.
 enum class PopRunAnswer { keep, ignore, refuse };
 
-/// One of PopRun's IPU/partition options, as the README's table lists it.
+/// One of PopRun's IPU/partition options, as the table in docs/guide/hosts.md lists it.
 struct PopRunOption {
   std::string_view name;
   std::string_view value;   ///< the value's form in --help ("yes|no", "N", "TEXT", "DIR", "CIDR")

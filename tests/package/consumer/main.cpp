@@ -1,7 +1,7 @@
 // Uses the installed popdist: detection from an injected environment (no MPI started), device
 // ids, replica grouping, and a runtime query so that the MPI-backed library links as well.
 #include <popdist/popdist.hpp>
-// PopDist's own header names compile against popdist too (README: PopDist's C++ API).
+// PopDist's own header names compile against popdist too (docs/guide/cpp.md: PopDist's C++ API).
 #include <popdist/backend.hpp>
 #include <popdist/collectives.hpp>
 #include <popdist/context.hpp>
