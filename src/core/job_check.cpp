@@ -1,6 +1,7 @@
 // The one job check (job_check.hpp): the rules of DESIGN.md 3.3 and the host-layout checks,
 // collecting every finding instead of stopping at the first, so that `popdist topology --all`
-// can show them all and init() can name them all.
+// can show them all and init() can name them all. Pure logic over the instances' records, so it
+// lives in the core (no MPI) and is tested without MPI.
 #include "popdist/job_check.hpp"
 
 #include <fmt/format.h>
