@@ -3,25 +3,9 @@ in Graphcore's package, whose functions ``popdist`` re-exports). Real scripts ca
 e.g. ``popdist.popdist_core.getInstanceIndex()``; here it is the same functions by the same names.
 """
 
-from ._api import (
-    checkNumIpusPerReplica,
-    execute_on_instances,
-    getDeviceId,
-    getInstanceIndex,
-    getLocalInstanceIndex,
-    getNumInstances,
-    getNumIpusPerReplica,
-    getNumLocalReplicas,
-    getNumTotalReplicas,
-    getReplicaIndexOffset,
-    init,
-    isBackendInitialized,
-    isPopdistEnvSet,
-    isUniformReplicasPerInstance,
-    registerCommunicator,
-    synchronize,
-)
+from . import _api
 
+# PopDist's popdist_core functions, the same objects as popdist's (popdist_core.pyi types them).
 __all__ = [
     "checkNumIpusPerReplica",
     "execute_on_instances",
@@ -40,3 +24,4 @@ __all__ = [
     "registerCommunicator",
     "synchronize",
 ]
+globals().update({name: getattr(_api, name) for name in __all__})
