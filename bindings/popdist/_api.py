@@ -5,8 +5,10 @@ Two extension modules back it (DESIGN.md 9): ``_core`` (no MPI; loaded by ``impo
 detection from the process environment until init(), and ``_mpi``'s (refined by MPI) after it.
 """
 
+import collections.abc
 import functools
 import operator
+import os
 import sys
 
 from . import _core
@@ -67,6 +69,12 @@ def topology():
 def detect(env):
     """The topology a process whose environment is exactly ``env`` (a mapping of str to str) would
     see: a pure function, no MPI, no look at the real environment (a dry run)."""
+    if not isinstance(env, collections.abc.Mapping):
+        raise UsageError(f"detect: env must be a mapping of variable names to values (str to str), got "
+                         f"{_shown(repr(env))}")
+    for name, value in env.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise UsageError(f"detect: env must map str to str, got env[{_shown(repr(name))}] = {_shown(repr(value))}")
     return Topology(_core.detect(dict(env)))
 
 
@@ -120,14 +128,14 @@ def isPopdistEnvSet():
 def checkNumIpusPerReplica(numIpusPerReplica):
     """False if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from ``numIpusPerReplica``; when it
     is unset, True exactly when ``numIpusPerReplica`` is 1."""
-    n = _integer("numIpusPerReplica", numIpusPerReplica)
+    n = _integer("checkNumIpusPerReplica", "numIpusPerReplica", numIpusPerReplica)
     return _core.check_ipus_per_replica((_current or topology())._fields, n)
 
 
 def getDeviceId(ipusPerReplica=0):
     """The id of this instance's multi-device group in IPU numbering (single devices first, then
     groups of 2, 4, ...). ``ipusPerReplica`` 0 takes POPDIST_NUM_IPUS_PER_REPLICA."""
-    n = _integer("ipusPerReplica", ipusPerReplica)
+    n = _integer("getDeviceId", "ipusPerReplica", ipusPerReplica)
     if n < 0:
         raise UsageError(f"getDeviceId: ipusPerReplica must be >= 0 (0 = from the environment), got {n}")
     return _core.device_id((_current or topology())._fields, n)
@@ -173,6 +181,7 @@ def _single_uninitialized():
 # the missing init()).
 def _synchronize_scope_stub():
     if _single_uninitialized():
+        _default_timeout()  # the same rule as under MPI: a bad POPDIST_SYNC_TIMEOUT is an error
         return None
     return _backend().synchronize_scope()
 
@@ -320,11 +329,12 @@ def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=N
 def _synchronize_single(name, participants, timeout):
     """synchronize() in a job of one instance without MPI: the same checks, then nothing to wait for."""
     _core.checked_timeout(timeout, "synchronize")
+    _default_timeout()
     members = _core.checked_instances(participants, 1, "synchronize(participants=...)", "participants", True)
     if name and not members and name not in _local_ids:
         raise UsageError(
-            f"synchronize: unknown communicator id {name!r} (no ids are registered); register it first with "
-            f"registerCommunicator(participants, {name!r}), or pass the participants"
+            f"synchronize: unknown communicator id {_shown(repr(name))} (no ids are registered); register it first "
+            f"with registerCommunicator(participants, {_shown(repr(name))}), or pass the participants"
         )
     if name:
         _local_ids.add(name)
@@ -394,16 +404,36 @@ def comm(communicator_id="", participants=frozenset()):
 # --- argument checks (every bad argument is named with its value) ----------------------------
 
 
-def _integer(name, value):
+_INT_MAX = 2**31 - 1  # the C++ API's int
+
+
+def _shown(text):
+    """``text`` for an error message: shortened as the core does (64 characters, then the size)."""
+    return _core.shown_text(text)
+
+
+def _default_timeout():
+    """POPDIST_SYNC_TIMEOUT under the timeout rule (None: unset or inf); a bad value raises
+    PopDistEnvironmentError naming it, as init() does under MPI."""
+    return _core.parsed_timeout_variable(os.environ.get("POPDIST_SYNC_TIMEOUT"))
+
+
+def _integer(call, name, value):
+    """An integer argument of ``call``: a bool, a float or a value beyond the C++ int is a
+    UsageError naming the call and the argument (not pybind11's list of signatures)."""
     if isinstance(value, bool):
-        raise UsageError(f"{name} must be an integer, got {value!r}")
+        raise UsageError(f"{call}: {name} must be an integer, got {value!r}")
     try:
-        return operator.index(value)
+        number = operator.index(value)
     except TypeError:
-        raise UsageError(f"{name} must be an integer, got {value!r}") from None
+        raise UsageError(f"{call}: {name} must be an integer, got {_shown(repr(value))}") from None
+    if not -_INT_MAX - 1 <= number <= _INT_MAX:
+        shown = number if number.bit_length() <= 256 else f"<an integer of {number.bit_length()} bits>"
+        raise UsageError(f"{call}: {name}={shown} is out of range: expected an integer in 0..{_INT_MAX}")
+    return number
 
 
 def _identifier(communicator_id):
     if not isinstance(communicator_id, str):
-        raise UsageError(f"communicator_id must be a str, got {communicator_id!r}")
+        raise UsageError(f"communicator_id must be a str, got {_shown(repr(communicator_id))}")
     return communicator_id

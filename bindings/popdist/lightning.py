@@ -86,7 +86,7 @@ class PopdistEnvironment(_ClusterEnvironment):
 
     def __init__(self, timeout=None):
         super().__init__()
-        timeout = _popdist_torch._as_timedelta(timeout)
+        timeout = _popdist_torch._as_timedelta(timeout, "popdist.lightning.PopdistEnvironment")
         self._rendezvous_seconds = timeout.total_seconds() if timeout else _popdist_torch.RENDEZVOUS_TIMEOUT
         self._address = None
         self._port = None

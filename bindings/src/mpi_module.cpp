@@ -120,6 +120,10 @@ std::vector<int> checked_instance_list(py::handle values, const char* caller, co
   std::vector<int> members;
   PyTypeObject* type = Py_TYPE(values.ptr());
   bool plain = type == &PySet_Type || type == &PyFrozenSet_Type || type == &PyList_Type || type == &PyTuple_Type;
+  // A list longer than the job can hold valid members goes to the converter, which reads only
+  // its start (bounded messages and memory whatever the size).
+  plain = plain && static_cast<std::size_t>(PyObject_Length(values.ptr())) <=
+                       static_cast<std::size_t>(popdist::num_instances());
   if (plain) {
     members.reserve(static_cast<std::size_t>(PyObject_Length(values.ptr())));
     for (py::handle item : values) {
@@ -133,7 +137,9 @@ std::vector<int> checked_instance_list(py::handle values, const char* caller, co
       members.push_back(static_cast<int>(index));
     }
   }
-  if (!plain) members = popdist::python::instance_list(values, caller, argument);
+  if (!plain) {
+    return popdist::python::checked_instance_list(values, popdist::num_instances(), caller, argument, allow_empty);
+  }
   return popdist::checked_instances(members, popdist::num_instances(), caller, allow_empty);
 }
 

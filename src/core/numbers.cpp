@@ -22,9 +22,14 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 std::string printable(std::string_view value) {
+  // A million-digit rank must not become a megabyte of message: the start, then the length.
+  constexpr std::size_t kShownChars = 64;
   std::string text;
-  text.reserve(value.size());
-  for (const char c : value) {
+  text.reserve(std::min(value.size(), kShownChars));
+  auto cut = std::min(value.size(), kShownChars);
+  // On a character boundary: half a UTF-8 sequence would make the message undecodable.
+  while (cut < value.size() && cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  for (const char c : value.substr(0, cut)) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '\r') {
       text += "\\r";
@@ -38,6 +43,7 @@ std::string printable(std::string_view value) {
       text += c;
     }
   }
+  if (value.size() > kShownChars) text += fmt::format("... ({} bytes)", value.size());
   return text;
 }
 

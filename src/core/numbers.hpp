@@ -18,7 +18,8 @@ enum class Expect {
 };
 
 /// `value` for an error message: control characters escaped (\r, \n, \t, \xHH), so that a
-/// CRLF env file's "4\r" shows as '4\r' instead of sending the terminal back to column 0.
+/// CRLF env file's "4\r" shows as '4\r' instead of sending the terminal back to column 0; cut
+/// after 64 characters with "... (N bytes)".
 [[nodiscard]] std::string printable(std::string_view value);
 
 /// "a decimal integer >= 1 (at most 2147483647)" and friends, for error messages.

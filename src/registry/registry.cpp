@@ -6,6 +6,7 @@
 #include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/timed_barrier.hpp"
@@ -112,14 +113,21 @@ Entry& Registry::named(const std::string& id, const char* function) {
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const auto found = by_id_.find(id);
   if (found == by_id_.end()) {
+    // Bounded: the id shortened, the first few registered ids (a message is never megabytes).
     std::vector<std::string> known;
-    for (const auto& [name, entry] : by_id_) known.push_back(fmt::format("'{}' {}", name, format_set(entry->members)));
+    for (const auto& [name, entry] : by_id_) {
+      if (known.size() == 5) {
+        known.push_back(fmt::format("... ({} ids)", by_id_.size()));
+        break;
+      }
+      known.push_back(fmt::format("'{}' {}", shown_text(name), format_set(entry->members)));
+    }
     throw UsageError(fmt::format("{}: unknown communicator id '{}' ({}); register it first with "
                                  "register_communicator(participants, '{}'), or pass the participants",
-                                 function, id,
+                                 function, shown_text(id),
                                  known.empty() ? std::string("no ids are registered")
                                                : fmt::format("registered: {}", fmt::join(known, ", ")),
-                                 id));
+                                 shown_text(id)));
   }
   return *found->second;
 }
