@@ -26,6 +26,7 @@
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/host_barrier.hpp"
 #include "registry/registry.hpp"
+#include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
 #include "runtime/runtime_state.hpp"
@@ -41,6 +42,16 @@ RuntimeState& runtime_state() {
 }
 
 void throw_not_initialized(const char* function) {
+  if (in_forked_child()) throw_forked_child(function);
+  int finalized = 0;
+  MPI_Finalized(&finalized);  // callable at any time, before MPI_Init and after MPI_Finalize
+  if (finalized != 0) {
+    // "Call init() first" would be bad advice: init() cannot start MPI a second time.
+    throw UsageError(fmt::format("{}: MPI has been finalized in this process (popdist.finalize(), C++: "
+                                 "popdist::finalize(), or the program that started MPI), and MPI cannot be started "
+                                 "twice in a process: popdist's collectives are over for this process",
+                                 function));
+  }
   throw UsageError(fmt::format("{}: popdist is not initialized: call popdist.init() (C++: popdist::init()) first",
                                function));
 }
@@ -104,6 +115,7 @@ void free_comm(MPI_Comm& comm) noexcept {
 // exception does -- and only a successful exit finalizes. Only when popdist started MPI: a host
 // program that initialized MPI decides its own teardown.
 void finalize_at_exit(int status, void* /*unused*/) {
+  if (detail::in_forked_child()) return;  // the parent's MPI: not this process's to end
   const auto& state = runtime_state();
   if (status != 0 && state.owns_mpi && state.size > 1 && is_initialized() && detail::mpi_is_usable()) {
     // Plain stdio: static objects such as the logger's sinks may already be destroyed at exit.
@@ -322,9 +334,11 @@ bool is_uniform_replicas_per_instance() { return topology().uniform_replicas_per
 bool is_popdist_env_set() { return topology().popdist_env_set; }
 
 void init() {
+  if (detail::in_forked_child()) detail::throw_forked_child("init");
   auto& state = runtime_state();
   std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
   if (detail::g_hot.initialized.load(std::memory_order_acquire)) return;
+  detail::install_fork_guard();
   try {
     initialize(state);
   } catch (...) {
@@ -339,6 +353,7 @@ void init() {
 bool is_initialized() noexcept { return detail::g_hot.initialized.load(std::memory_order_acquire); }
 
 void finalize() {
+  if (detail::in_forked_child()) return;  // nothing of MPI belongs to a fork() child (fork_guard.hpp)
   auto& state = runtime_state();
   std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
   // Deterministic order: subset communicators (set order), then popdist's control and world
@@ -366,7 +381,8 @@ void finalize() {
 }
 
 void abort_job(int exit_code) noexcept {
-  if (detail::mpi_is_usable()) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  // A fork() child must not abort its parent's job: it ends alone.
+  if (!detail::in_forked_child() && detail::mpi_is_usable()) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }
 
