@@ -15,6 +15,7 @@
 #include <new>
 #include <vector>
 
+#include "core/log.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 
@@ -98,11 +99,12 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shar
           ? static_cast<MPI_Aint>(sizeof(Shared) + alignof(Shared) - 1 +
                                   static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>))
           : 0;
-  check_mpi(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared_comm_, &base, &window_),
-            "MPI_Win_allocate_shared");
+  const int allocated = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared_comm_, &base, &window_);
   MPI_Aint size = 0;
   int unit = 0;
-  check_mpi(MPI_Win_shared_query(window_, 0, &size, &unit, &base), "MPI_Win_shared_query");
+  const int queried =
+      allocated == MPI_SUCCESS ? MPI_Win_shared_query(window_, 0, &size, &unit, &base) : allocated;
+  if (!agree_on_window(world, allocated, queried, base, size)) return;  // MPI_Barrier instead
   // The leader places the words at the first aligned address of its mapping; the others may map
   // the window elsewhere, so they take the leader's offset (broadcast below), not their own.
   int offset = 0;
@@ -149,9 +151,40 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shar
   check_mpi(code, "MPI_Group_translate_ranks");
 }
 
+bool HostBarrier::agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size) {
+  // Open MPI may fail to set up the shared segment (seen under load: open(2) ENOENT in its
+  // session directory), on some instances only, or hand out a window with no mapping. Using the
+  // words then would dereference null; failing on some instances only would leave the others
+  // waiting in the next collective. So every instance says whether its window is usable, and
+  // unless all are, every instance falls back to MPI_Barrier over a duplicate of `world`.
+  // The query names the leader's segment: at least the words and one slot per local instance.
+  const auto needed = sizeof(Shared) + static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>);
+  int usable[2] = {allocated == MPI_SUCCESS ? 1 : 0,
+                   queried == MPI_SUCCESS && base != nullptr && static_cast<std::size_t>(size) >= needed ? 1 : 0};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, usable, 2, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+  if (usable[0] == 1 && usable[1] == 1) return true;
+  if (usable[0] == 1) {
+    check_mpi(MPI_Win_free(&window_), "MPI_Win_free");  // made everywhere: freed everywhere
+  } else {
+    window_ = MPI_WIN_NULL;  // not made everywhere: a collective free could wait forever; left to MPI
+  }
+  check_mpi(MPI_Comm_dup(world, &fallback_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_set_errhandler(fallback_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int length = 0;
+  const int failed = allocated != MPI_SUCCESS ? allocated : queried;
+  if (failed != MPI_SUCCESS) MPI_Error_string(failed, text, &length);
+  logger().warn("synchronize: the shared-memory window of the host barrier is not usable on every instance (this "
+                "one: {}); synchronize() over all instances uses MPI_Barrier instead",
+                failed != MPI_SUCCESS ? std::string(text, static_cast<std::size_t>(length))
+                                      : base == nullptr ? std::string("no mapping") : std::string("usable"));
+  return false;
+}
+
 HostBarrier::~HostBarrier() {
   if (!mpi_is_usable()) return;
   MpiLock lock;
+  if (fallback_ != MPI_COMM_NULL) MPI_Comm_free(&fallback_);
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
   if (shared_comm_ != MPI_COMM_NULL) MPI_Comm_free(&shared_comm_);
@@ -215,6 +248,11 @@ void throw_if_forked_child() {
 
 void HostBarrier::wait() {
   throw_if_forked_child();
+  if (fallback_ != MPI_COMM_NULL) {
+    MpiLock lock;
+    check_mpi(MPI_Barrier(fallback_), "MPI_Barrier");
+    return;
+  }
   if (leaders_size_ == 1 || local_rank_ != 0) {
     // One host, or a non-leader: count this arrival. On one host the last to arrive ends the
     // round and releases everyone; across hosts the leader does (below).
