@@ -50,6 +50,9 @@ RendezvousError = _rendezvous.RendezvousError
 RENDEZVOUS_TIMEOUT = 60.0
 
 _store = None  # the TCPStore behind the default group: instance 0's holds the server, keep it alive
+# The bound of popdist's own collectives on the user's behalf (the seed and length agreement):
+# the timeout given to init_process_group/rendezvous/PopdistEnvironment, else torch's default.
+_agreement_timeout = None
 
 
 #: What "no limit" (timeout=inf, or anything longer) becomes for torch, which needs a timedelta it
@@ -99,6 +102,16 @@ def _backend_available(name):
         return False
 
 
+def _bound_agreements(timeout):
+    global _agreement_timeout
+    if timeout is not None:
+        _agreement_timeout = timeout
+
+
+def _agreement_seconds():
+    return (_agreement_timeout or _dist.default_pg_timeout).total_seconds()
+
+
 def _under_torchrun():
     return "TORCHELASTIC_RUN_ID" in _os.environ or _api.topology().launcher == "torchrun"
 
@@ -115,6 +128,7 @@ def rendezvous(timeout=None):
         raise UsageError("popdist.torch.rendezvous(): under torchrun use its env:// rendezvous "
                          "(popdist.torch.init_process_group() does)")
     timeout = _as_timedelta(timeout, "popdist.torch.rendezvous") or _datetime.timedelta(minutes=30)
+    _bound_agreements(timeout)
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if world == 1:
         return _dist.HashStore(), 0, 1
@@ -141,6 +155,7 @@ def init_process_group(backend=None, timeout=None, **kwargs):
                              "(rank = instance index, world size = number of instances); do not pass it")
     call = "popdist.torch.init_process_group"
     timeout = _as_timedelta(timeout, call)
+    _bound_agreements(timeout)
     backend = _checked_backend(backend, call)
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if _dist.is_initialized():
@@ -200,7 +215,9 @@ def _allgather_json(value):
         return gathered
     if not _api.isBackendInitialized():
         _api.init()
-    return [_json.loads(piece) for piece in _api._backend().allgather_bytes(_json.dumps(value).encode())]
+    gathered = _api._backend().allgather_bytes(_json.dumps(value).encode(), timeout=_agreement_seconds(),
+                                               caller="popdist.torch.DistributedSampler")
+    return [_json.loads(piece) for piece in gathered]
 
 
 class DistributedSampler(_TorchDistributedSampler):

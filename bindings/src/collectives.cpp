@@ -12,11 +12,14 @@
 #include <pybind11/stl.h>
 
 #include <climits>
+#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
+#include "python_arguments.hpp"
 
 namespace py = pybind11;
 
@@ -46,12 +49,31 @@ int checked_length(std::size_t size, const char* caller) {
   return static_cast<int>(size);
 }
 
+// Nobody waits for an instance that left: with a timeout, the members first meet in a timed
+// synchronize over the scope, so an instance that exited (cleanly or not), failed before the
+// call or is late makes the others fail within the bound with a TimeoutError naming it, instead
+// of waiting in the collective forever. Once everyone has arrived the collective itself is
+// immediate. `caller` is the popdist.torch/lightning call the user made.
+void meet_within(const std::optional<double>& timeout, const std::string& caller) {
+  if (!timeout) return;
+  try {
+    popdist::synchronize("", {}, popdist::Seconds(*timeout));
+  } catch (const popdist::TimeoutError& e) {
+    std::ostringstream message;
+    message << caller << ": every instance must take part, but not all did within " << *timeout
+            << " s (an instance that exited, failed or is late): " << e.what();
+    throw popdist::TimeoutError(message.str(), e.missing_instances());
+  }
+}
+
 // The root's bytes on every member. Non-roots pass anything (ignored). Two broadcasts: the
 // length first, so that non-roots need not know it in advance.
-py::bytes broadcast_bytes(const std::string& data, int root) {
+py::bytes broadcast_bytes(const std::string& data, int root, const py::handle& timeout, const std::string& caller) {
+  const auto seconds = popdist::python::timeout_seconds(timeout, caller.c_str());
   std::string buffer;
   {
     py::gil_scoped_release release;
+    meet_within(seconds, caller);
     MPI_Comm comm = scope_communicator("broadcast_bytes");
     int size = 0;
     int rank = 0;
@@ -70,10 +92,12 @@ py::bytes broadcast_bytes(const std::string& data, int root) {
 }
 
 // Every member's bytes, in member order (instance order for the root scope).
-std::vector<py::bytes> allgather_bytes(const std::string& data) {
+std::vector<py::bytes> allgather_bytes(const std::string& data, const py::handle& timeout, const std::string& caller) {
+  const auto seconds = popdist::python::timeout_seconds(timeout, caller.c_str());
   std::vector<std::string> pieces;
   {
     py::gil_scoped_release release;
+    meet_within(seconds, caller);
     MPI_Comm comm = scope_communicator("allgather_bytes");
     int size = 0;
     check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
@@ -102,10 +126,14 @@ std::vector<py::bytes> allgather_bytes(const std::string& data) {
 namespace popdist::python {
 
 void register_collectives(py::module_& m) {
-  m.def("broadcast_bytes", &broadcast_bytes, py::arg("data"), py::arg("root") = 0,
-        "The root member's bytes on every member of the current scope (a collective; needs init()).");
-  m.def("allgather_bytes", &allgather_bytes, py::arg("data"),
-        "Every member's bytes, in member order, on every member of the current scope (a collective).");
+  m.def("broadcast_bytes", &broadcast_bytes, py::arg("data"), py::arg("root") = 0, py::arg("timeout") = py::none(),
+        py::arg("caller") = "broadcast_bytes",
+        "The root member's bytes on every member of the current scope (a collective; needs init()). With a "
+        "timeout (seconds), bounded: TimeoutError naming the instances that did not take part, under `caller`.");
+  m.def("allgather_bytes", &allgather_bytes, py::arg("data"), py::arg("timeout") = py::none(),
+        py::arg("caller") = "allgather_bytes",
+        "Every member's bytes, in member order, on every member of the current scope (a collective); `timeout` "
+        "as for broadcast_bytes.");
 }
 
 }  // namespace popdist::python
