@@ -23,6 +23,7 @@
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
+#include "popdist/interrupts.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "python_arguments.hpp"
@@ -235,6 +236,20 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
   }
 }
 
+// popdist's waits call this about every 50 ms while they sleep (popdist/interrupts.hpp): Python's
+// signal handlers run (in the main thread only, as always), and a KeyboardInterrupt they raise
+// abandons the wait and reaches the caller, instead of Ctrl-C waiting for the others to arrive.
+void check_python_signals() {
+  if (Py_IsInitialized() == 0 || _Py_IsFinalizing() != 0) return;
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_CheckSignals() != 0) {
+    py::error_already_set raised;  // takes the pending exception (with the GIL held)
+    PyGILState_Release(gil);
+    throw raised;
+  }
+  PyGILState_Release(gil);
+}
+
 PyMethodDef hot_functions[] = {
     {"execute_on_instances", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(execute_on_instances)),
      METH_FASTCALL,
@@ -252,6 +267,7 @@ PYBIND11_MODULE(_mpi, m) {
   m.doc() = "popdist's MPI layer: init/finalize, communicators, synchronize, execute_on_instances.";
   popdist::python::register_exception_translator();
   popdist::python::register_collectives(m);  // broadcast_bytes, allgather_bytes (collectives.cpp)
+  popdist::set_interrupt_check(check_python_signals);
 
   m.def(
       "init",

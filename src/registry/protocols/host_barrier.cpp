@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 
@@ -190,7 +191,8 @@ HostBarrier::~HostBarrier() {
   if (shared_comm_ != MPI_COMM_NULL) MPI_Comm_free(&shared_comm_);
 }
 
-void HostBarrier::wait_for_generation(std::uint32_t seen) const noexcept {
+void HostBarrier::wait_for_generation(std::uint32_t seen) const {
+  InterruptPoll interrupts;  // while sleeping: Ctrl-C within ~50 ms (popdist/interrupts.hpp)
   for (int poll = 0; shared_->generation.load(std::memory_order_acquire) == seen; ++poll) {
     if (poll < spin_polls_) {
       cpu_relax();
@@ -203,6 +205,7 @@ void HostBarrier::wait_for_generation(std::uint32_t seen) const noexcept {
       shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
       if (shared_->generation.load(std::memory_order_seq_cst) == seen) futex_wait(shared_->generation, seen);
       shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      interrupts();
     }
   }
 }
@@ -212,8 +215,9 @@ void HostBarrier::release(std::uint32_t next) const noexcept {
   if (shared_->sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(shared_->generation);
 }
 
-std::uint32_t HostBarrier::wait_for_arrivals() const noexcept {
+std::uint32_t HostBarrier::wait_for_arrivals() const {
   const auto others = static_cast<std::uint64_t>(local_count_ - 1);
+  InterruptPoll interrupts;
   for (int poll = 0;; ++poll) {
     const auto state = shared_->state.load(std::memory_order_acquire);
     if (count_of(state) == others) return round_of(state);
@@ -225,6 +229,7 @@ std::uint32_t HostBarrier::wait_for_arrivals() const noexcept {
       // The host's others are not running: give them the core (their arrival needs no wake).
       timespec pause{0, 20'000};
       nanosleep(&pause, nullptr);
+      interrupts();
     }
   }
 }
@@ -318,6 +323,7 @@ HostBarrier::TimedOutcome HostBarrier::outcome_of_failure(TimedOutcome::Kind kin
 
 HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::time_point deadline) {
   throw_if_forked_child();
+  InterruptPoll interrupts;
   const auto count = static_cast<std::uint64_t>(local_count_);
   const auto before = arrive_timed();
   const auto round = round_of(before);
@@ -358,6 +364,7 @@ HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::tim
         futex_wait(shared_->generation, round, static_cast<long>(std::min<long long>(left, 10'000'000)) + 1);
       }
       shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      interrupts();
     }
   }
 }

@@ -83,10 +83,10 @@ class HostBarrier {
   /// Collective over `world`: true when every instance's window is usable; otherwise frees what
   /// can be freed, makes `fallback_` and logs a warning naming this instance's failure.
   bool agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size);
-  void wait_for_generation(std::uint32_t seen) const noexcept;
+  void wait_for_generation(std::uint32_t seen) const;  ///< may throw: the interrupt check
   void release(std::uint32_t next) const noexcept;
   /// The leader's wait for the host's other instances; returns the round.
-  std::uint32_t wait_for_arrivals() const noexcept;
+  std::uint32_t wait_for_arrivals() const;  ///< may throw: the interrupt check
   /// Ends round `round`: the next round starts with no arrival, then everyone is released.
   void finish_round(std::uint32_t round) const noexcept;
   /// Arrives (timed): marks the slot, counts; the state before.
