@@ -240,7 +240,12 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
 // signal handlers run (in the main thread only, as always), and a KeyboardInterrupt they raise
 // abandons the wait and reaches the caller, instead of Ctrl-C waiting for the others to arrive.
 void check_python_signals() {
-  if (Py_IsInitialized() == 0 || _Py_IsFinalizing() != 0) return;
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing() != 0;
+#else
+  const bool finalizing = _Py_IsFinalizing() != 0;  // public as Py_IsFinalizing from 3.13
+#endif
+  if (Py_IsInitialized() == 0 || finalizing) return;
   const PyGILState_STATE gil = PyGILState_Ensure();
   if (PyErr_CheckSignals() != 0) {
     py::error_already_set raised;  // takes the pending exception (with the GIL held)
