@@ -9,6 +9,8 @@
 #include "argument_checks.hpp"
 #include "popdist/popdist.hpp"
 #include "run_command.hpp"
+#include "run_line.hpp"
+#include "run_main.hpp"
 #include "whole_lines.hpp"
 #include "topology_command.hpp"
 
@@ -20,6 +22,12 @@ int main(int argc, char** argv) {
   const auto run_topology = popdist::cli::add_topology_command(app);
   const auto run_run = popdist::cli::add_run_command(app);
   const auto run_whole_lines = popdist::cli::add_whole_lines_command(app);
+  // `popdist run` reads its own line so that one run reports every problem of it (run_line.hpp);
+  // CLI11 below still prints its --help.
+  if (argc >= 2 && std::string(argv[1]) == "run") {
+    auto line = popdist::cli::parse_run_line(std::vector<std::string>(argv + 2, argv + argc));
+    if (!line.help) return popdist::cli::run_job(line.options, popdist::process_environment());
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,7 +7,7 @@ registerCommunicator(), execute_on_instances() and comm(). Framework helpers liv
 ``popdist.popart``, ``popdist.poptorch`` and ``popdist.tensorflow`` (import them explicitly).
 """
 
-from . import _api, _core
+from . import _api, _core, popdist_core
 from ._api import (
     checkNumIpusPerReplica,
     comm,

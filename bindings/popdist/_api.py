@@ -6,7 +6,6 @@ detection from the process environment until init(), and ``_mpi``'s (refined by 
 """
 
 import collections.abc
-import functools
 import operator
 import os
 import sys
@@ -160,40 +159,12 @@ def _backend():
     return _mpi
 
 
-def _bind_hot_paths(module):
-    """Points synchronize()'s hot entry points at the MPI module's functions (after init()), so
-    that they cost one global lookup; None puts the Python stubs back (after finalize())."""
-    global _synchronize_scope, _synchronize_named
-    _synchronize_scope = module.synchronize_scope if module else _synchronize_scope_stub
-    _synchronize_named = module.synchronize_named if module else _synchronize_named_stub
-    synchronize.fast = _synchronize_scope
-
-
 def _single_uninitialized():
     """True in a job of one instance before init() (or after finalize()): the registry's calls
     then do what they would do in that job -- synchronize returns, execute_on_instances runs the
     function -- without MPI, so that the PopDist pattern ``if isPopdistEnvSet(): init()`` followed
     by unconditional calls works in a plain single process (DESIGN.md 4)."""
     return _live is None and (_current or topology()).num_instances == 1
-
-
-# Until init() binds them: a job of one instance without MPI, else the MPI module (which names
-# the missing init()).
-def _synchronize_scope_stub():
-    if _single_uninitialized():
-        _default_timeout()  # the same rule as under MPI: a bad POPDIST_SYNC_TIMEOUT is an error
-        return None
-    return _backend().synchronize_scope()
-
-
-def _synchronize_named_stub(communicator_id):
-    if _single_uninitialized():
-        return _synchronize_single(communicator_id, (), None)
-    return _backend().synchronize_named(communicator_id)
-
-
-_synchronize_scope = _synchronize_scope_stub
-_synchronize_named = _synchronize_named_stub
 
 
 def init():
@@ -211,7 +182,6 @@ def init():
     initialized_mpi = backend.init()
     _current = Topology(backend.topology())
     _live = backend
-    _bind_hot_paths(backend)
     if initialized_mpi:
         _owns_mpi = True
         _install_abort_hook()
@@ -230,9 +200,7 @@ def finalize():
     global _live
     if _mpi is not None:
         _mpi.finalize()
-    if _live is not None:
-        _live = None
-        _bind_hot_paths(None)
+    _live = None
 
 
 def _finalize_at_exit():
@@ -261,7 +229,14 @@ def _register_atexit():
 def _install_abort_hook():
     """Chains sys.excepthook so that an uncaught exception ends the whole job (like
     ``python -m mpi4py``). Without it the failing instance would go on to MPI_Finalize while the
-    others wait forever in their next collective."""
+    others wait forever in their next collective.
+
+    The abort does not happen inside the hook: hooks chained later (torch.distributed's
+    init_process_group wraps it and points sys.stderr at a buffer while the inner hooks run,
+    writing the buffer, prefixed, when they return) would lose the traceback. The hook only arms
+    the abort: it runs as the first atexit callback (registered last, atexit is LIFO), when every
+    hook has returned and written what it had; a daemon timer is the fallback when a non-daemon
+    thread keeps the interpreter from reaching atexit."""
     global _abort_hook_installed
     if _abort_hook_installed:
         return
@@ -269,18 +244,43 @@ def _install_abort_hook():
 
     def abort_on_uncaught_exception(exc_type, exc, tb):
         try:
-            previous(exc_type, exc, tb)  # the traceback first, so that the cause is visible
+            previous(exc_type, exc, tb)
         finally:
             if _mpi is not None and _mpi.is_initialized() and (_current or topology()).num_instances > 1:
-                for stream in (sys.stdout, sys.stderr):
-                    try:
-                        stream.flush()
-                    except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
-                        pass
-                _mpi.abort_job(1)
+                _arm_abort()
 
     sys.excepthook = abort_on_uncaught_exception
     _abort_hook_installed = True
+
+
+#: Seconds between an uncaught exception and the job's abort when the interpreter does not reach
+#: atexit by itself (a non-daemon thread still running, e.g. blocked in a collective).
+ABORT_FALLBACK_SECONDS = 5.0
+_abort_armed = False
+
+
+def _arm_abort():
+    global _abort_armed
+    if _abort_armed:
+        return
+    _abort_armed = True
+    import atexit
+    import threading
+
+    atexit.register(_abort_job_now)
+    timer = threading.Timer(ABORT_FALLBACK_SECONDS, _abort_job_now)
+    timer.daemon = True
+    timer.start()
+
+
+def _abort_job_now():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
+            pass
+    if _mpi is not None and _mpi.is_initialized():
+        _mpi.abort_job(1)
 
 
 # --- communicators -------------------------------------------------------------------------------
@@ -299,31 +299,24 @@ def registerCommunicator(participants, communicator_id=""):
     _backend().register_communicator(participants, name)
 
 
-# synchronize()'s defaults, compared by identity on its hot path (CPython has one empty str).
-_NO_ID = ""
-_NO_PARTICIPANTS = frozenset()
+# popdist.synchronize is the one binding of popdist::synchronize (popdist._core.synchronize, see
+# bindings/src/synchronize_entry.cpp): after init() it converts the arguments and waits in C++
+# without a Python frame; before init() (or after finalize()) it calls the function below.
+synchronize = _core.synchronize
 
 
-def synchronize(communicator_id=_NO_ID, participants=_NO_PARTICIPANTS, timeout=None):
-    """A barrier.
-
-    No arguments: over the current scope (all instances, or the set of the enclosing
-    execute_on_instances). With ``communicator_id`` or ``participants``: over that set, created on
-    first use. Instances that are not members return at once (so SPMD scripts may call it
-    unconditionally). With ``timeout`` (seconds; default POPDIST_SYNC_TIMEOUT) the whole call is
-    bounded and :class:`popdist.TimeoutError` names the instances that did not arrive.
-    """
-    # The hot path (benchmarked against mpi4py's Barrier()): no arguments, or an id only,
-    # need no checks beyond these identity tests and go straight to a dedicated binding.
-    if participants is _NO_PARTICIPANTS and timeout is None:
-        if communicator_id is _NO_ID:
-            return _synchronize_scope()
-        if type(communicator_id) is str:
-            return _synchronize_named(communicator_id)
+def _synchronize_without_mpi(communicator_id="", participants=(), timeout=None):
+    """popdist.synchronize() while the MPI backend is not initialized: in a job of one instance,
+    the same checks and nothing to wait for (no MPI); with several, the MPI binding, which checks
+    the arguments and then names the missing init()."""
     name = _identifier(communicator_id)
     if _single_uninitialized():
         return _synchronize_single(name, participants, timeout)
     _backend().synchronize(name, participants, timeout)
+
+
+# Its TypeErrors (an unknown keyword, too many arguments) name synchronize(), as the binding's do.
+_synchronize_without_mpi.__qualname__ = "synchronize"
 
 
 def _synchronize_single(name, participants, timeout):
@@ -338,12 +331,6 @@ def _synchronize_single(name, participants, timeout):
         )
     if name:
         _local_ids.add(name)
-
-
-# Called without arguments, popdist.synchronize() skips even the Python frame above: a
-# FastPathFunction calls `fast` (the binding, once init() has bound it) directly, and the
-# function above with any argument. It keeps the function's name, docstring and signature.
-synchronize = functools.update_wrapper(_core.FastPathFunction(_synchronize_scope, synchronize), synchronize)
 
 
 def execute_on_instances(instances, func, *args, **kwargs):

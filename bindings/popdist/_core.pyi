@@ -1,6 +1,6 @@
 """popdist's no-MPI layer: topology detection, device ids and replica grouping."""
 
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -18,14 +18,8 @@ def device_id(topology: TopologyLike, ipus_per_replica: int = 0) -> int: ...
 def check_ipus_per_replica(topology: TopologyLike, expected: int) -> bool: ...
 def local_device_ordinals(topology: TopologyLike) -> List[int]: ...
 
-class FastPathFunction:
-    """Calls fast() when called without arguments, general(*args, **kwargs) otherwise."""
-
-    fast: Callable[[], Any]
-    @property
-    def general(self) -> Callable[..., Any]: ...
-    def __init__(self, fast: Callable[[], Any], general: Callable[..., Any]) -> None: ...
-    def __call__(self, *args: Any, **kwargs: Any) -> Any: ...
+def synchronize(communicator_id: str = "", participants: Iterable[int] = ..., timeout: Optional[float] = None) -> None:
+    """popdist.synchronize: the binding of popdist::synchronize once popdist._mpi is initialized."""
 
 def checked_instances(
     values: Iterable[int], num_instances: int, caller: str, argument: str, allow_empty: bool = False

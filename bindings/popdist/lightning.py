@@ -38,6 +38,7 @@ except ImportError as _lightning_error:
 
 import json as _json
 import os as _os
+import warnings as _warnings
 
 from . import _api
 from . import torch as _popdist_torch
@@ -94,6 +95,10 @@ class PopdistEnvironment(_ClusterEnvironment):
         self._address = None
         self._port = None
         self._store = None  # instance 0's holds the server that Lightning's env:// rendezvous joins
+        self._warned_world_size = False
+        # Lightning creates the process group; its gloo threads must still be gone before the
+        # interpreter finalizes (popdist.torch's teardown at exit).
+        _popdist_torch._arrange_release_at_exit()
         # Lightning decides its rank-zero-only logging from RANK/LOCAL_RANK/SLURM_PROCID at import,
         # which `popdist run` and mpirun do not set: without this, every instance would log as rank 0
         # until the strategy sets the rank.
@@ -135,11 +140,15 @@ class PopdistEnvironment(_ClusterEnvironment):
         return _api.getNumInstances()
 
     def set_world_size(self, size):
-        # Lightning passes devices x num_nodes here: the job decides, a Trainer that disagrees is an error.
-        if size != _api.getNumInstances():
-            raise UsageError(f"popdist.lightning: the Trainer asks for {size} processes (devices x num_nodes) but the "
-                             f"job has {_api.getNumInstances()} instances; pass **popdist.lightning.trainer_kwargs() "
-                             "to the Trainer")
+        # As Lightning's own environments (torchelastic, SLURM, MPI): the launcher decided the world
+        # size, and Lightning's devices x num_nodes is ignored. A different value still deserves a
+        # word: Lightning sizes the samplers it makes itself from it.
+        if size != _api.getNumInstances() and not self._warned_world_size:
+            self._warned_world_size = True
+            _warnings.warn(f"popdist.lightning: Lightning asks for {size} processes (devices x num_nodes) but the job "
+                           f"has {_api.getNumInstances()} instances; ignored (the job decides). Pass "
+                           "**popdist.lightning.trainer_kwargs() to the Trainer so that its samplers match",
+                           stacklevel=2)
 
     def global_rank(self):
         return _api.getInstanceIndex()
@@ -159,7 +168,11 @@ class PopdistEnvironment(_ClusterEnvironment):
         return host or 0
 
     def validate_settings(self, num_devices, num_nodes):
-        self.set_world_size(num_devices * num_nodes)
+        # Lightning's check of its launch settings (as SLURMEnvironment's): a mismatch is an error.
+        if num_devices * num_nodes != _api.getNumInstances():
+            raise UsageError(f"popdist.lightning: the Trainer asks for {num_devices * num_nodes} processes (devices "
+                             f"{num_devices} x num_nodes {num_nodes}) but the job has {_api.getNumInstances()} "
+                             "instances; pass **popdist.lightning.trainer_kwargs() to the Trainer")
 
     def teardown(self):
         self._store = None

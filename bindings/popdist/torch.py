@@ -10,11 +10,12 @@ Importing this module needs PyTorch; without it the import raises ImportError na
 ``import popdist`` alone never imports torch.
 
 The rendezvous: under torchrun, its own variables (``env://``) as they are. Under every other
-launcher popdist reads, popdist's MPI runtime agrees it: instance 0 starts torch's TCPStore server
-(on ``MASTER_PORT`` when set, else a free port) and offers addresses -- ``MASTER_ADDR`` when set,
+launcher popdist reads, popdist's MPI runtime agrees it: instance 0 starts the job's store, which
+admits only clients that know a secret sent over MPI (_job_store.py; on ``MASTER_PORT`` when set,
+else a free port) and offers addresses -- ``MASTER_ADDR`` when set,
 127.0.0.1 when every instance is on its host, else its interfaces' IPv4 addresses, loopback
-first -- and every instance probes them (a TCP connect, then a random token instance 0 put in
-the store, so that a peer's own loopback is never taken for instance 0). The first address every
+first -- and every instance probes them (a TCP connect, then the store's handshake, so that a
+peer's own loopback is never taken for instance 0). The first address every
 instance reaches wins. Any failure (port taken, address unreachable) is agreed through MPI too, so
 every instance raises the same :class:`RendezvousError` naming the address and port, within the
 timeout. A single unlaunched process is a world of one and needs no MPI.
@@ -49,7 +50,7 @@ RendezvousError = _rendezvous.RendezvousError
 #: process group's own timeout: a rendezvous that cannot complete fails this fast.
 RENDEZVOUS_TIMEOUT = 60.0
 
-_store = None  # the TCPStore behind the default group: instance 0's holds the server, keep it alive
+_store = None  # the job's store behind the default group: instance 0's holds the server, keep it alive
 # The bound of popdist's own collectives on the user's behalf (the seed and length agreement):
 # the timeout given to init_process_group/rendezvous/PopdistEnvironment, else torch's default.
 _agreement_timeout = None
@@ -173,15 +174,56 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         _store, rank, world = rendezvous(timeout)
         _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
     # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
-    # wakes then (for a peer still sending) takes the GIL of a dying interpreter and aborts the
-    # process ("terminate called without an active exception"). Python-level atexit runs first.
-    _atexit.register(_destroy_group_at_exit)
+    # runs a Python callback then takes the GIL of a dying interpreter, which ends the thread with
+    # a forced unwind through gloo's noexcept run loop ("terminate called without an active
+    # exception", status 134). Python-level atexit runs while the interpreter is whole.
+    _arrange_release_at_exit()
     return _dist.group.WORLD
 
 
-def _destroy_group_at_exit():
-    if _dist.is_initialized():
-        _dist.destroy_process_group()
+_release_registered = False
+
+
+def _arrange_release_at_exit():
+    """Arranges the teardown of torch.distributed at interpreter exit (_release_torch_at_exit);
+    once per process. init_process_group() calls it; so does popdist.lightning's environment,
+    whose group Lightning creates."""
+    global _release_registered
+    if not _release_registered:
+        _release_registered = True
+        _atexit.register(_release_torch_at_exit)
+
+
+def _release_torch_at_exit():
+    """Tears torch.distributed down in the order that leaves no thread behind (README "Clean
+    exit"): destroying the default group only unregisters it while a DistributedDataParallel
+    module still holds it (its reducer keeps the group, and the group its gloo threads), and a
+    module caught in a reference cycle lives until the interpreter's own teardown. So: collect the
+    cycles, detach any DDP module still alive from its reducer and group, destroy the group, and
+    collect again, which destroys the group and joins its threads here. popdist's MPI is finalized
+    after all this (its exit handler runs after the interpreter)."""
+    global _store
+    import gc
+    import sys
+
+    try:
+        gc.collect()
+        _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
+        if _dist.is_initialized():
+            _dist.destroy_process_group()
+        _store = None
+        gc.collect()
+    except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
+        print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
+
+
+def _detach_ddp_modules(gc, ddp):
+    # A function of its own: no reference to a module outlives it.
+    if ddp is None:
+        return
+    for module in [o for o in gc.get_objects() if isinstance(o, ddp.DistributedDataParallel)]:
+        for name in ("logger", "reducer", "process_group"):
+            module.__dict__.pop(name, None)
 
 
 def device():
@@ -208,8 +250,7 @@ def _allgather_json(value):
         return [value]
     if _under_torchrun():
         if not _dist.is_initialized():
-            raise UsageError("popdist.torch: under torchrun, call popdist.torch.init_process_group() before creating "
-                             "a DistributedSampler or DataLoader (the instances agree on the seed through it)")
+            return _allgather_through_agent_store(value)
         gathered = [None] * _dist.get_world_size()
         _dist.all_gather_object(gathered, value)
         return gathered
@@ -220,31 +261,85 @@ def _allgather_json(value):
     return [_json.loads(piece) for piece in gathered]
 
 
+_agent_store = None  # under torchrun, before any process group: a client of torchrun's agent store
+_agent_store_rounds = 0  # agreements made through it (the same sequence on every instance)
+
+
+def _allgather_through_agent_store(value):
+    """Under torchrun before init_process_group() (Lightning creates the group in fit(), after the
+    script built its loaders): through the TCPStore torchrun's agent serves on MASTER_ADDR:
+    MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), which torch's own env:// joins the same way.
+    Each agreement is one round of keys, under a prefix of the run and its restart."""
+    global _agent_store, _agent_store_rounds
+    if _agent_store is None:
+        if _os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
+            raise UsageError("popdist.torch: under torchrun without its agent's store (TORCHELASTIC_USE_AGENT_STORE="
+                             f"{_os.environ.get('TORCHELASTIC_USE_AGENT_STORE')!r}), call "
+                             "popdist.torch.init_process_group() before creating a DistributedSampler or DataLoader "
+                             "(the instances agree on the seed through it)")
+        address, port = _os.environ.get("MASTER_ADDR", "127.0.0.1"), int(_os.environ.get("MASTER_PORT", "29500"))
+        client = _dist.TCPStore(address, port, None, False, timeout=_datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT))
+        prefix = f"popdist/{_os.environ.get('TORCHELASTIC_RUN_ID', '')}/{_os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/"
+        _agent_store = _dist.PrefixStore(prefix, client)
+    _agent_store_rounds += 1
+    rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+    keys = [f"agree/{_agent_store_rounds}/{i}" for i in range(world)]
+    _agent_store.set(keys[rank], _json.dumps(value))
+    try:
+        _agent_store.wait(keys)
+    except Exception as error:  # torch raises DistStoreError on its timeout
+        missing = [i for i, key in enumerate(keys) if not _agent_store.check([key])]
+        raise RendezvousError(f"popdist.torch: instances {missing} did not take part in agreement "
+                              f"{_agent_store_rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
+                              f"({str(error).strip().splitlines()[0] if str(error).strip() else error})") from error
+    return [_json.loads(_agent_store.get(key)) for key in keys]
+
+
 class DistributedSampler(_TorchDistributedSampler):
     """torch's DistributedSampler over popdist's instances (rank = instance index, replicas =
-    number of instances), with the seed agreed by every instance.
+    number of instances), with the seed agreed by every instance. torch's signature:
+    ``(dataset, num_replicas=None, rank=None, shuffle=True, seed=None, drop_last=False)``,
+    positional or keyword.
 
-    Each instance reads a different subset; together they cover the data set once per epoch.
-    Without ``drop_last`` the index list is padded by repeating its start until it divides evenly
-    (a few samples are read twice per epoch); with ``drop_last`` the tail is dropped instead.
-    Either way every instance yields the same number of samples. ``set_epoch(e)`` reshuffles,
-    identically everywhere. ``seed=None``: instance 0 draws a seed and every instance uses it; an
-    explicit seed must be the same everywhere, or every instance raises UsageError naming the
-    instances and their seeds (one collective at construction, so the job stays usable).
+    ``num_replicas`` and ``rank`` may be given (as code written for torch does): they must agree
+    with popdist's context, else UsageError naming both. Each instance reads a different subset;
+    together they cover the data set once per epoch. Without ``drop_last`` the index list is
+    padded by repeating its start until it divides evenly (a few samples are read twice per epoch);
+    with ``drop_last`` the tail is dropped instead. Either way every instance yields the same
+    number of samples, and the same indices as torch's sampler with the same arguments.
+    ``set_epoch(e)`` reshuffles, identically everywhere. ``seed=None``: instance 0's
+    ``torch.initial_seed()`` (the seed of torch's RNG: ``torch.manual_seed(s)`` or
+    ``seed_everything(s)`` make it ``s``; torch's fixed default seed otherwise, so the order is
+    reproducible), used by every instance. An explicit seed must be the same everywhere, or every
+    instance raises UsageError naming the instances and their seeds (one collective at
+    construction, so the job stays usable).
     """
 
-    def __init__(self, dataset, shuffle=True, seed=None, drop_last=False):
+    def __init__(self, dataset, num_replicas=None, rank=None, shuffle=True, seed=None, drop_last=False):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
             raise UsageError(f"popdist.torch.DistributedSampler: seed={seed!r}: expected None or an integer in [0, 2**63)")
-        rank, world = _api.getInstanceIndex(), _api.getNumInstances()
+        rank_, world = _api.getInstanceIndex(), _api.getNumInstances()
+        _check_given("num_replicas", num_replicas, world, f"the job has {world} instance(s)")
+        _check_given("rank", rank, rank_, f"this is instance {rank_} of {world}")
         length = len(dataset)
-        # One collective agrees on everything: the seed (instance 0's draw, or everyone's own), and
-        # the data set's length (different lengths would give different shards and batch counts).
-        draw = _secrets.randbelow(2**31) if seed is None and rank == 0 else None
+        # One collective agrees on everything: the seed (instance 0's torch seed, or everyone's own),
+        # and the data set's length (different lengths would give different shards and batch counts).
+        # The seed is read, not drawn: torch's RNG streams stay as they would be without popdist.
+        draw = _torch.initial_seed() % 2**63 if seed is None and rank_ == 0 else None
         gathered = _allgather_json({"seed": seed, "draw": draw, "length": length})
         _check_agreement(gathered, seed)
         agreed = gathered[0]["draw"] if seed is None else seed
-        super().__init__(dataset, num_replicas=world, rank=rank, shuffle=shuffle, seed=agreed, drop_last=drop_last)
+        super().__init__(dataset, num_replicas=world, rank=rank_, shuffle=shuffle, seed=agreed, drop_last=drop_last)
+
+
+def _check_given(name, given, actual, context):
+    """A value passed in torch's signature must be popdist's (a local check: every instance that
+    disagrees raises before any collective)."""
+    if given is None:
+        return
+    if isinstance(given, bool) or not isinstance(given, int) or given != actual:
+        raise UsageError(f"popdist.torch.DistributedSampler: {name}={given!r} disagrees with popdist's context "
+                         f"({name} {actual}: {context}); pass {name}={actual} or leave it out")
 
 
 def _check_agreement(gathered, seed):
@@ -264,16 +359,24 @@ class DataLoader(_data.DataLoader):
     """torch's DataLoader reading this instance's shard through :class:`DistributedSampler`
     (reachable as ``.sampler``). ``drop_last`` applies to both: the sampler drops the tail that does
     not divide among the instances, the loader an incomplete last batch. ``set_epoch(e)`` forwards
-    to the sampler. Other keyword arguments go to torch's DataLoader (not ``sampler``)."""
+    to the sampler. Other keyword arguments go to torch's DataLoader.
+
+    ``sampler=`` (or ``batch_sampler=``) given: used as is (it decides the order: ``shuffle`` and
+    ``seed`` are ignored), and no popdist sampler is made. That is how Lightning rebuilds a loader it was given (for predict(),
+    validate(), or to add its own DistributedSampler): it calls the loader's class again with the
+    same arguments plus ``sampler=``."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, seed=None, drop_last=False, **kwargs):
-        if "sampler" in kwargs or "batch_sampler" in kwargs:
-            raise UsageError("popdist.torch.DataLoader: the sampler is popdist's DistributedSampler; "
-                             "use torch.utils.data.DataLoader for a sampler of your own")
+        if kwargs.get("sampler") is not None or kwargs.get("batch_sampler") is not None:
+            # The sampler decides the order (torch refuses shuffle=True beside one; Lightning passes both).
+            super().__init__(dataset, batch_size=batch_size, drop_last=drop_last, **kwargs)
+            return
+        kwargs.pop("sampler", None)
+        kwargs.pop("batch_sampler", None)
         sampler = DistributedSampler(dataset, shuffle=shuffle, seed=seed, drop_last=drop_last)
         super().__init__(dataset, batch_size=batch_size, sampler=sampler, drop_last=drop_last, **kwargs)
 
     def set_epoch(self, epoch):
         """Reshuffles for ``epoch`` (the same order on every instance)."""
-        self.sampler.set_epoch(epoch)
-
+        if hasattr(self.sampler, "set_epoch"):
+            self.sampler.set_epoch(epoch)

@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "errors.hpp"
-#include "fast_path_function.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
@@ -20,6 +19,7 @@
 #include "popdist/topology_fields.hpp"
 #include "popdist/version.hpp"
 #include "python_arguments.hpp"
+#include "synchronize_entry.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -79,8 +79,9 @@ PYBIND11_MODULE(_core, m) {
   popdist::python::register_exception_translator();
 
   m.attr("__version__") = popdist::version();
-  // For popdist.synchronize(): no arguments -> the MPI module's barrier without a Python frame.
-  popdist::python::add_fast_path_function_type(m);
+  // popdist.synchronize: the binding of popdist::synchronize once _mpi is initialized, else the
+  // Python layer's path without MPI (synchronize_entry.cpp).
+  popdist::python::add_synchronize_entry(m);
 
   // The argument rules of popdist/arguments.hpp, for the Python layer's single-process path
   // (no init(), no MPI): the same conversion and checks as the _mpi module's bindings.

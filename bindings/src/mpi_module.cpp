@@ -27,6 +27,7 @@
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "python_arguments.hpp"
+#include "synchronize_backend.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -161,38 +162,92 @@ PyObject* raise_current_exception() {
   return nullptr;
 }
 
-// The empty arguments of the hot calls, built once rather than per call as default arguments are.
+// The synchronize arguments by name, in order.
+constexpr const char* kSynchronizeParameters[] = {"communicator_id", "participants", "timeout"};
+
+// Matches positional and keyword arguments to synchronize's three parameters (nullptr: not
+// given), raising TypeError as Python does for a function with that signature.
+bool bind_synchronize_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords,
+                                PyObject* (&values)[3]) {
+  if (count > 3) {
+    PyErr_Format(PyExc_TypeError, "synchronize() takes from 0 to 3 positional arguments but %zd were given", count);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < count; ++i) values[i] = arguments[i];
+  const Py_ssize_t named = keywords != nullptr ? PyTuple_GET_SIZE(keywords) : 0;
+  for (Py_ssize_t k = 0; k < named; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(keywords, k);
+    int slot = 0;
+    while (slot < 3 && PyUnicode_CompareWithASCIIString(name, kSynchronizeParameters[slot]) != 0) ++slot;
+    if (slot == 3) {
+      PyErr_Format(PyExc_TypeError, "synchronize() got an unexpected keyword argument '%U'", name);
+      return false;
+    }
+    if (values[slot] != nullptr) {
+      PyErr_Format(PyExc_TypeError, "synchronize() got multiple values for argument '%s'",
+                   kSynchronizeParameters[slot]);
+      return false;
+    }
+    values[slot] = arguments[count + k];
+  }
+  return true;
+}
+
+// The communicator id from Python: a str (or a subclass), else UsageError naming it.
+std::string communicator_id_of(PyObject* value) {
+  if (PyUnicode_Check(value) == 0) {
+    throw popdist::UsageError("communicator_id must be a str, got " + std::string(py::repr(value)));
+  }
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(value, &length);
+  if (utf8 == nullptr) throw py::error_already_set();
+  return std::string(utf8, static_cast<std::size_t>(length));
+}
+
+// The empty arguments of the bare call, built once rather than per call.
 const std::string no_communicator_id;
 const popdist::InstanceSet no_participants;
 
-// synchronize() with no arguments: the barrier of the current scope. A plain METH_NOARGS function
-// rather than a pybind11 binding: pybind11's dispatcher (argument loading, overload resolution)
-// adds ~15 ns per call (measured on a no-argument binding), a fifth of mpi4py's whole one-rank
-// Barrier(), the benchmark's baseline.
-PyObject* synchronize_scope(PyObject* /*module*/, PyObject* /*unused*/) {
+// synchronize() with arguments: converted and checked under the Python API's names, before any MPI.
+void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
+  PyObject* values[3] = {nullptr, nullptr, nullptr};
+  if (!bind_synchronize_arguments(arguments, count, keywords, values)) throw py::error_already_set();
+  const std::string communicator_id = values[0] != nullptr ? communicator_id_of(values[0]) : std::string();
+  popdist::InstanceSet members;
+  if (values[1] != nullptr) {
+    members = as_set(checked_instance_list(values[1], "synchronize(participants=...)", "participants", true));
+  }
+  std::optional<popdist::Seconds> seconds;
+  if (values[2] != nullptr) {
+    if (const auto checked = popdist::python::timeout_seconds(values[2], "synchronize")) {
+      seconds = popdist::Seconds(*checked);
+    }
+  }
+  ReleasedGil released;  // a barrier blocks: other Python threads keep running meanwhile
+  popdist::synchronize(communicator_id, members, seconds);
+}
+
+// synchronize(communicator_id='', participants=(), timeout=None): the one Python binding of
+// popdist::synchronize, and what popdist.synchronize calls once init() has run (through the table
+// of synchronize_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher (argument
+// loading, overload resolution) adds ~15 ns per call, a fifth of mpi4py's one-rank Barrier(), the
+// benchmark's baseline. Without arguments nothing is converted at all.
+PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
   try {
-    ReleasedGil released;  // a barrier blocks: other Python threads keep running meanwhile
-    popdist::synchronize(no_communicator_id, no_participants);
+    if (count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0)) {
+      ReleasedGil released;
+      popdist::synchronize(no_communicator_id, no_participants);
+    } else {
+      synchronize_with_arguments(arguments, count, keywords);
+    }
   } catch (...) {
     return raise_current_exception();
   }
   Py_RETURN_NONE;
 }
 
-// synchronize(communicator_id) with an id only (the Python layer passes an exact str).
-PyObject* synchronize_named(PyObject* /*module*/, PyObject* communicator_id) {
-  Py_ssize_t length = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(communicator_id, &length);
-  if (utf8 == nullptr) return nullptr;  // not a str: TypeError
-  try {
-    std::string name(utf8, static_cast<std::size_t>(length));
-    ReleasedGil released;
-    popdist::synchronize(name, no_participants);
-  } catch (...) {
-    return raise_current_exception();
-  }
-  Py_RETURN_NONE;
-}
+// The table popdist._core's synchronize finds (synchronize_backend.hpp).
+const popdist::python::SynchronizeBackend synchronize_backend{&popdist::is_initialized, &synchronize};
 
 // execute_on_instances(instances, func, args, kwargs), positional only (the Python layer's
 // wrapper packs *args and **kwargs). Plain CPython too: it is benchmarked against the same shape in
@@ -260,10 +315,8 @@ PyMethodDef hot_functions[] = {
      METH_FASTCALL,
      "execute_on_instances(instances, func, args, kwargs)\n--\n\n"
      "Runs func(*args, **kwargs) on the members of instances (scoped to them); None elsewhere."},
-    {"synchronize_scope", synchronize_scope, METH_NOARGS,
-     "synchronize_scope()\n--\n\nA barrier over the current scope (synchronize() without arguments)."},
-    {"synchronize_named", synchronize_named, METH_O,
-     "synchronize_named(communicator_id)\n--\n\nA barrier over the set registered as communicator_id."},
+    {"synchronize", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(synchronize)),
+     METH_FASTCALL | METH_KEYWORDS, popdist::python::kSynchronizeDoc},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace
@@ -308,22 +361,13 @@ PYBIND11_MODULE(_mpi, m) {
         popdist::register_communicator(members, communicator_id, seconds);
       },
       py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none());
-  m.def(
-      "synchronize",
-      [](const std::string& communicator_id, const py::handle& participants, const py::handle& timeout) {
-        const auto members =
-            as_set(checked_instance_list(participants, "synchronize(participants=...)", "participants", true));
-        std::optional<popdist::Seconds> seconds;
-        if (const auto checked = popdist::python::timeout_seconds(timeout, "synchronize")) {
-          seconds = popdist::Seconds(*checked);
-        }
-        py::gil_scoped_release release;
-        popdist::synchronize(communicator_id, members, seconds);
-      },
-      py::arg("communicator_id") = "", py::arg("participants") = py::tuple(), py::arg("timeout") = py::none());
-  // The hot paths as plain CPython functions: synchronize() without arguments or with an id only,
-  // and execute_on_instances.
+  // The hot paths as plain CPython functions: synchronize and execute_on_instances.
   if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
+  // How popdist.synchronize (popdist._core's) finds the binding above (synchronize_backend.hpp).
+  PyObject* backend = PyCapsule_New(const_cast<popdist::python::SynchronizeBackend*>(&synchronize_backend),
+                                    popdist::python::kSynchronizeBackendCapsule, nullptr);
+  if (backend == nullptr) throw py::error_already_set();
+  m.add_object(popdist::python::kSynchronizeBackendAttribute, py::reinterpret_steal<py::object>(backend));
   m.def("current_scope", &popdist::current_scope);
   m.def(
       "register_grouping_communicators",

@@ -3,6 +3,9 @@
 /// Umbrella header: everything a user of popdist needs.
 
 #include "popdist/arguments.hpp"
+#include "popdist/backend.hpp"
+#include "popdist/collectives.hpp"
+#include "popdist/context.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"

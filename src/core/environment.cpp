@@ -6,13 +6,14 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <istream>
 #include <memory>
 #include <utility>
 
+#include "core/numbers.hpp"
 #include "popdist/error.hpp"
+#include "popdist/text_input.hpp"
 
 namespace popdist {
 namespace {
@@ -58,38 +59,33 @@ EnvLookup lookup_in(EnvMap vars) {
 
 EnvMap parse_env_file(std::istream& in, const std::string& source) {
   EnvMap vars;
-  std::string line;
-  int line_number = 0;
-  while (std::getline(in, line)) {
-    ++line_number;
-    if (is_blank(line) || is_comment(line)) continue;
+  for_each_input_line(in, source, [&](int line_number, std::string_view line) {
+    if (is_blank(line) || is_comment(line)) return;
     const auto equals = line.find('=');
-    if (equals == std::string::npos) {
-      throw UsageError(fmt::format("{}:{}: expected NAME=VALUE, got '{}' (no '=')", source, line_number, line));
+    if (equals == std::string_view::npos) {
+      throw UsageError(
+          fmt::format("{}:{}: expected NAME=VALUE, got '{}' (no '=')", source, line_number, detail::printable(line)));
     }
-    const std::string name = line.substr(0, equals);
+    const std::string_view name = line.substr(0, equals);
     if (!is_valid_name(name)) {
       throw UsageError(fmt::format(
           "{}:{}: '{}' is not a valid variable name (expected letters, digits and '_', not starting with a "
           "digit) in line '{}'",
-          source, line_number, name, line));
+          source, line_number, detail::printable(name), detail::printable(line)));
     }
     // The value is kept verbatim: detection must see exactly what the process would have seen.
     // A repeated name takes the last value, as a shell sourcing the file would.
-    vars[name] = line.substr(equals + 1);
-  }
-  if (in.bad()) throw UsageError(fmt::format("{}: read error after line {}", source, line_number));
+    vars.insert_or_assign(std::string(name), std::string(line.substr(equals + 1)));
+  });
   return vars;
 }
 
 EnvMap read_env_file(const std::string& path) {
-  // A directory opens as an empty stream on Linux; say what it is instead of reading nothing.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    throw UsageError(fmt::format("environment file '{}' is a directory; expected a file of NAME=VALUE lines", path));
-  }
+  // Checked before opening: a directory opens as an empty stream, a fifo without a writer blocks,
+  // and a sparse 8 GB file would be read to the end.
+  check_input_file(path, "environment file");
   std::ifstream file(path);
-  if (!file) throw UsageError(fmt::format("cannot open environment file '{}' for reading", path));
+  if (!file) throw UsageError(fmt::format("cannot open environment file '{}' for reading", detail::printable(path)));
   return parse_env_file(file, path);
 }
 

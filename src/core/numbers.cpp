@@ -22,14 +22,15 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 std::string printable(std::string_view value) {
-  // A million-digit rank must not become a megabyte of message: the start, then the length.
-  constexpr std::size_t kShownChars = 64;
   std::string text;
-  text.reserve(std::min(value.size(), kShownChars));
-  auto cut = std::min(value.size(), kShownChars);
+  std::size_t shown_bytes = std::min(value.size(), max_printable_chars);
   // On a character boundary: half a UTF-8 sequence would make the message undecodable.
-  while (cut < value.size() && cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
-  for (const char c : value.substr(0, cut)) {
+  while (shown_bytes < value.size() && shown_bytes > 0 &&
+         (static_cast<unsigned char>(value[shown_bytes]) & 0xC0) == 0x80) {
+    --shown_bytes;
+  }
+  text.reserve(shown_bytes);
+  for (const char c : value.substr(0, shown_bytes)) {
     const auto byte = static_cast<unsigned char>(c);
     if (c == '\r') {
       text += "\\r";
@@ -43,7 +44,7 @@ std::string printable(std::string_view value) {
       text += c;
     }
   }
-  if (value.size() > kShownChars) text += fmt::format("... ({} bytes)", value.size());
+  if (shown_bytes < value.size()) text += fmt::format("... ({} bytes)", value.size());
   return text;
 }
 

@@ -7,12 +7,25 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "registry/protocols/timed_rounds.hpp"
 
 namespace popdist::detail {
+
+class HostBarrier;
+
+/// How an untimed synchronize over a set waits, chosen when the set is made (Registry::make_entry)
+/// and never changed; a call with a timeout always takes the set's timed form (timed_barrier:
+/// the host barrier's timed wait when the set has one on a single host, else the dissemination
+/// protocol).
+enum class BarrierStrategy : std::uint8_t {
+  Host,          ///< the root scope: the host barrier (shared memory inside a host, leaders across)
+  Communicator,  ///< one MPI_Barrier on the set's communicator, created on first use
+  Timed,         ///< POPDIST_SYNC_TIMEOUT is set: every synchronize is timed, with that default
+};
 
 /// One set of instances. Entries are never moved or deleted before finalize(), so pointers to
 /// them (the root scope, the scope stacks) stay valid and the hot path needs no lookup.
@@ -25,6 +38,10 @@ struct Entry {
   bool is_member = false;
   int arrived_tag = 0;       ///< timed synchronize tags on the control communicator
   int gave_up_tag = 0;
+  // How synchronize waits on it (fixed once made).
+  BarrierStrategy strategy = BarrierStrategy::Communicator;
+  HostBarrier* host_barrier = nullptr;  ///< the registry's host barrier, for the root scope only
+  double default_timeout = 0;           ///< seconds, for BarrierStrategy::Timed
   // Its communicator (registry.cpp creates it).
   /// The communicator, valid once `created` is true (release/acquire publishes it to threads).
   MPI_Comm comm = MPI_COMM_NULL;
@@ -37,11 +54,16 @@ struct Entry {
   std::atomic<std::uint64_t> timed_sequence{0};
   /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
   std::unique_ptr<TimedRounds> timed;
-  /// Held for the duration of a timed round: two threads running one over the same set at once
-  /// would share `timed`, so the second gets an error instead (MPI forbids the same of a
-  /// collective on one communicator anyway).
-  std::atomic<bool> timed_in_progress{false};
+  /// Held for the duration of any synchronize over the set (synchronize_guard.hpp): the threads
+  /// of one instance take turns, so that each call is one whole barrier.
+  std::mutex synchronize_turn;
 };
+
+/// The root scope (all instances), what synchronize()'s hot path reads on every call: a
+/// constant-initialized global (no guard, no call). Written by Registry::attach() and
+/// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
+/// acquire of g_hot.initialized, which init() stores last.
+inline std::atomic<Entry*> g_root_scope{nullptr};
 
 /// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
 /// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit

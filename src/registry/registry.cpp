@@ -12,15 +12,9 @@
 #include "registry/protocols/timed_barrier.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
+#include "runtime/watchdog.hpp"
 
 namespace popdist::detail {
-
-Registry& registry() {
-  // Never destroyed: communicators are freed by finalize(), not by a static destructor that
-  // might run after MPI_Finalize.
-  static auto* const the_registry = new Registry();
-  return *the_registry;
-}
 
 void throw_abandoned(const Entry& entry, const char* function) {
   throw UsageError(fmt::format("{}: the communicator over {} ('{}') was abandoned after a timed-out synchronize ({}); "
@@ -28,7 +22,22 @@ void throw_abandoned(const Entry& entry, const char* function) {
                                function, format_set(entry.members), entry.name, entry.abandoned_reason));
 }
 
-void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub) {
+void Registry::attach(const RuntimeState& runtime) {
+  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout);
+  {
+    // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
+    // in init(), where every instance is known to be present, so that no synchronize has to make
+    // it (a timed one could not: its creation is collective and cannot be bounded).
+    const Watchdog watchdog(init_timeout(), "every instance to set up the host barrier in init()");
+    host_barrier_ = std::make_unique<HostBarrier>(runtime.world, runtime.rank, runtime.host);
+  }
+  root_->host_barrier = host_barrier_.get();
+  if (root_->strategy != BarrierStrategy::Timed) root_->strategy = BarrierStrategy::Host;
+  g_root_scope.store(root_.get(), std::memory_order_release);
+}
+
+void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
+                     std::optional<double> default_timeout) {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   by_set_.clear();
@@ -37,6 +46,7 @@ void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag
   num_instances_ = num_instances;
   my_instance_ = my_instance;
   tag_ub_ = tag_ub;
+  default_timeout_ = default_timeout;
   world_comm_ = world;
   bump_registry_generation();
   std::vector<int> everyone(static_cast<std::size_t>(num_instances));
@@ -64,6 +74,10 @@ std::unique_ptr<Entry> Registry::make_entry(std::vector<int> members) const {
   entry->is_member = std::binary_search(members.begin(), members.end(), my_instance_);
   entry->arrived_tag = timed_tag(entry->hash, TimedKind::Arrived, tag_ub_);
   entry->gave_up_tag = timed_tag(entry->hash, TimedKind::GaveUp, tag_ub_);
+  if (default_timeout_) {
+    entry->strategy = BarrierStrategy::Timed;
+    entry->default_timeout = *default_timeout_;
+  }
   entry->members = std::move(members);
   return entry;
 }
@@ -175,6 +189,10 @@ void Registry::release_all() noexcept {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const bool usable = mpi_is_usable();
+  g_root_scope.store(nullptr, std::memory_order_relaxed);
+  if (root_) root_->host_barrier = nullptr;
+  // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
+  host_barrier_.reset();
   bump_registry_generation();
   // The GAVE_UP receives that timed synchronizes leave posted, before the control communicator
   // they listen on is freed (finalize() frees it next).

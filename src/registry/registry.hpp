@@ -1,6 +1,8 @@
 #pragma once
 // The registry: one Entry per set of instances (content-addressed, entry.hpp), names (ids) for
-// sets, and lazy creation of the MPI communicator behind an entry (DESIGN.md 5).
+// sets, and lazy creation of the MPI communicator behind an entry (DESIGN.md 5). Built over what
+// the runtime's init made (attach), and the owner of its protocols' state: the host barrier, the
+// creation handshake, each set's timed rounds.
 
 #include <mpi.h>
 
@@ -16,15 +18,21 @@
 
 #include "registry/entry.hpp"
 #include "registry/protocols/handshake.hpp"
+#include "registry/protocols/host_barrier.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
 
 class Registry {
  public:
-  /// Called by init(): forgets everything and makes the root scope over `world`.
-  void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub);
-  /// Called by finalize(): frees every communicator popdist owns, in set order (the same on every
-  /// instance), then forgets everything. Never throws; skips MPI calls once MPI is finalized.
+  /// Called by init() once the runtime has started: forgets everything, makes the root scope over
+  /// the runtime's world with the host barrier over its host split (collective over every
+  /// instance, bounded by init's watchdog), and takes POPDIST_SYNC_TIMEOUT for the barrier
+  /// strategy of every set it makes. Publishes the root scope (g_root_scope).
+  void attach(const RuntimeState& runtime);
+  /// Called by finalize() before the runtime stops: the host barrier, the timed receives, every
+  /// communicator popdist owns in set order (the same on every instance), the pending sends;
+  /// then forgets everything. Never throws; skips MPI calls once MPI is finalized.
   void release_all() noexcept;
 
   /// The root scope: all instances over the runtime's world communicator (valid between reset
@@ -48,6 +56,8 @@ class Registry {
                       const char* caller = "register_communicator");
 
  private:
+  void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
+             std::optional<double> default_timeout);
   Entry& add_locked(std::vector<int> members);
   [[nodiscard]] std::unique_ptr<Entry> make_entry(std::vector<int> members) const;
 
@@ -59,10 +69,14 @@ class Registry {
   int num_instances_ = 1;
   int my_instance_ = 0;
   int tag_ub_ = 32767;
+  std::optional<double> default_timeout_;  ///< POPDIST_SYNC_TIMEOUT: every set's synchronize is timed
   MPI_Comm world_comm_ = MPI_COMM_NULL;
   Handshake handshake_;
+  /// The root scope's barrier (made by attach(), freed first by release_all()).
+  std::unique_ptr<HostBarrier> host_barrier_;
 };
 
+/// The registry's part of the one process state (defined in process/process_state.cpp).
 Registry& registry();
 
 /// Throws UsageError saying the entry was abandoned after a timed-out synchronize.

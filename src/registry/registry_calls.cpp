@@ -1,6 +1,7 @@
-// The calls of the public registry.hpp but execute_on_instances (execute_on_instances.cpp): the
-// non-member policy and the untimed hot path. Finding the set an id or participants name lives
-// in lookup.cpp, creation in registry.cpp, the protocols in protocols/.
+// The calls of the public registry.hpp but synchronize (synchronize.cpp) and execute_on_instances
+// (execute_on_instances.cpp): registration and the native communicator, with the non-member
+// policy. Finding the set an id or participants name lives in lookup.cpp, creation in
+// registry.cpp, the protocols in protocols/.
 #include <fmt/format.h>
 
 #include "mpi/mpi_call.hpp"
@@ -9,8 +10,6 @@
 #include "popdist/runtime.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/lookup.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/protocols/timed_barrier.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
@@ -29,30 +28,6 @@ void register_entry(Entry& entry, std::optional<Seconds> timeout = std::nullopt)
 void register_members(const std::vector<int>& participants, const std::string& id) {
   detail::require_initialized("register_communicator");
   register_entry(detail::registry().find_or_add(participants, id, "register_communicator"));
-}
-
-// The host-aware barrier of the root scope (made by init()).
-detail::HostBarrier& root_host_barrier() { return *detail::g_hot.host_barrier.load(std::memory_order_acquire); }
-
-// The barrier itself. Over all instances, untimed: the host-aware barrier. Otherwise untimed:
-// exactly one MPI_Barrier on the cached communicator (the creation check is one acquire load
-// once the communicator exists). Timed: timed_barrier (the host barrier's timed wait over all
-// instances on one host, else the point-to-point protocol).
-void barrier(Entry& entry, std::optional<Seconds> timeout, const detail::RuntimeState& runtime) {
-  if (!entry.is_member) return;  // documented policy: non-members return at once
-  if (timeout || runtime.default_timeout) {
-    detail::timed_barrier(entry, timeout ? timeout->count() : *runtime.default_timeout);
-    return;
-  }
-  if (&entry == detail::g_hot.root.load(std::memory_order_relaxed)) {
-    if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
-    root_host_barrier().wait();
-    return;
-  }
-  if (!entry.created.load(std::memory_order_acquire)) detail::registry().ensure_created(entry, std::nullopt, "synchronize");
-  if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
-  detail::MpiLock lock;
-  detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
 }
 
 MPI_Comm communicator_of(Entry& entry) {
@@ -74,39 +49,6 @@ void register_communicator(const InstanceSet& participants, const std::string& c
     return;
   }
   register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"), timeout);
-}
-
-void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
-  auto& hot = detail::g_hot;
-  if (!hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized("synchronize");
-  if (!timeout && communicator_id.empty() && participants.empty() &&
-      !hot.has_default_timeout.load(std::memory_order_relaxed)) {
-    // The hot path: the current scope, found without a call, a lookup or an allocation; then
-    // the host-aware barrier for all instances (below MPI_Barrier's cost on one host), or
-    // exactly one MPI_Barrier for a scope (<= 1.05x a raw one).
-    auto& entry = *detail::current_entry();
-    if (&entry == hot.root.load(std::memory_order_relaxed)) {
-      // All instances: the host-aware barrier (shared memory inside a host, leaders across).
-      if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
-      hot.host_barrier.load(std::memory_order_acquire)->wait();
-      return;
-    }
-    if (entry.is_member && entry.created.load(std::memory_order_acquire) &&
-        !entry.abandoned.load(std::memory_order_relaxed)) {
-      detail::MpiLock lock;
-      detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
-      return;
-    }
-    barrier(entry, timeout, detail::runtime_state());
-    return;
-  }
-  if (timeout) detail::check_timeout_argument(timeout->count());
-  const auto& runtime = detail::runtime_state();
-  if (communicator_id.empty() && participants.empty()) {
-    barrier(*detail::current_entry(), timeout, runtime);
-    return;
-  }
-  barrier(detail::lookup_entry(communicator_id, participants, "synchronize"), timeout, runtime);
 }
 
 InstanceSet current_scope() {

@@ -3,7 +3,7 @@
 // thread use the innermost enclosing set. Thread-local: two threads running different
 // execute_on_instances bodies do not see each other's scope.
 
-#include "runtime/runtime_state.hpp"
+#include "registry/entry.hpp"
 
 namespace popdist::detail {
 
@@ -22,7 +22,7 @@ inline thread_local Entry* t_innermost_scope = nullptr;
 /// because synchronize()'s hot path asks it on every call.
 [[nodiscard]] inline Entry* current_entry() noexcept {
   if (auto* scope = t_innermost_scope) return scope;
-  return g_hot.root.load(std::memory_order_relaxed);
+  return g_root_scope.load(std::memory_order_relaxed);
 }
 
 /// Pushes a scope for its lifetime (pops it even when the body throws).

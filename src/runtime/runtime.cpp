@@ -1,5 +1,6 @@
-// The process-wide context (runtime.hpp): the topology, the PopDist getters, and the MPI
-// lifecycle -- init(), finalize(), abort_job() (DESIGN.md 4).
+// The MPI runtime (runtime.hpp): the topology, the PopDist getters, and the runtime's steps of
+// init() and finalize() (DESIGN.md 4) -- start_runtime(), stop_runtime() -- plus abort_job().
+// init() and finalize() themselves (process/lifecycle.cpp) put the registry on top.
 #include "popdist/runtime.hpp"
 
 #include <mpi.h>
@@ -20,12 +21,10 @@
 #include "core/log.hpp"
 #include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology_fields.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/registry.hpp"
 #include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
@@ -34,12 +33,6 @@
 
 namespace popdist {
 namespace detail {
-
-RuntimeState& runtime_state() {
-  // Never destroyed: MPI must not be touched from a static destructor.
-  static auto* const the_state = new RuntimeState();
-  return *the_state;
-}
 
 void throw_not_initialized(const char* function) {
   if (in_forked_child()) throw_forked_child(function);
@@ -63,14 +56,16 @@ namespace {
 using detail::check_mpi;
 using detail::runtime_state;
 
-// The current topology. Each version is allocated once and never freed, so a reference handed
-// out by topology() stays valid when init() publishes the refined version (other threads may
-// still be reading the old one).
-std::atomic<const Topology*> g_topology{nullptr};
-std::mutex g_topology_mutex;
-
+// Each version is allocated once and never freed (see HotState::topology): other threads may
+// still be reading the old one.
 void publish_topology(Topology topology) {
-  g_topology.store(new Topology(std::move(topology)), std::memory_order_release);
+  detail::g_hot.topology.store(new Topology(std::move(topology)), std::memory_order_release);
+}
+
+std::optional<double> sync_timeout_variable() {
+  const auto value = process_environment()("POPDIST_SYNC_TIMEOUT");
+  if (!value) return std::nullopt;
+  return parsed_timeout_variable(std::string_view(*value));
 }
 
 std::string demangled_type(const std::exception& error) {
@@ -134,8 +129,6 @@ void finalize_at_exit(int status, void* /*unused*/) {
   }
 }
 
-std::optional<double> timeout_for_init();
-
 // Steps 1 and 2 of init(): MPI itself, then popdist's own communicators.
 void start_mpi(detail::RuntimeState& state) {
   int initialized = 0;
@@ -146,7 +139,7 @@ void start_mpi(detail::RuntimeState& state) {
     throw UsageError("init: MPI has already been finalized in this process, and MPI cannot be initialized twice");
   }
   // MPI_Init_thread and MPI_Comm_dup block until every process joins.
-  const detail::Watchdog watchdog(timeout_for_init(), "every instance to join MPI (MPI_Init_thread, MPI_Comm_dup)");
+  const detail::Watchdog watchdog(detail::init_timeout(), "every instance to join MPI (MPI_Init_thread, MPI_Comm_dup)");
   int provided = MPI_THREAD_SINGLE;
   if (initialized == 0) {
     // MULTIPLE so that the registry may be used from several threads (DESIGN.md 5).
@@ -200,7 +193,7 @@ LocalOutcome check_locally(detail::RuntimeState& state) {
   LocalOutcome local;
   try {
     local.topology = topology();
-    state.default_timeout = detail::parse_sync_timeout(process_environment()("POPDIST_SYNC_TIMEOUT"));
+    state.default_timeout = sync_timeout_variable();
     check_against_mpi(local.topology, state.rank, state.size);
     local.record = detail::make_record(local.topology);
   } catch (const std::exception& error) {
@@ -210,22 +203,6 @@ LocalOutcome check_locally(detail::RuntimeState& state) {
     local.record = detail::make_failed_record();
   }
   return local;
-}
-
-// The bound of init()'s own steps: POPDIST_SYNC_TIMEOUT, but never less than kInitFloor, since
-// MPI's start-up legitimately takes seconds on a loaded or oversubscribed machine and the
-// instances leave MPI_Init_thread that far apart; a timeout chosen for synchronize (say 0.5 s)
-// must not end a healthy job while it starts. Read before check_locally() parses the variable (a
-// bad value is reported there, after MPI is up, on every instance alike).
-constexpr double kInitFloor = 5.0;
-std::optional<double> timeout_for_init() {
-  try {
-    const auto seconds = detail::parse_sync_timeout(process_environment()("POPDIST_SYNC_TIMEOUT"));
-    if (seconds) return std::max(*seconds, kInitFloor);
-    return std::nullopt;
-  } catch (const Error&) {
-    return std::nullopt;
-  }
 }
 
 // Every instance's view from the gathered records: this instance's own (with its provenance),
@@ -246,7 +223,7 @@ Topology exchange_and_refine(detail::JobExchange& exchange, LocalOutcome& local,
                              detail::ScreenVerdict& verdict, std::vector<std::string>& warnings) {
   {
     // MPI_Comm_split_type blocks, and has no nonblocking form.
-    const detail::Watchdog watchdog(timeout_for_init(), "every instance to reach MPI_Comm_split_type in init()");
+    const detail::Watchdog watchdog(detail::init_timeout(), "every instance to reach MPI_Comm_split_type in init()");
     exchange.split_hosts(local.record);
   }
   verdict = exchange.screen(local.record);
@@ -267,7 +244,7 @@ void initialize(detail::RuntimeState& state) {
   }
   start_mpi(state);
   auto local = check_locally(state);
-  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(timeout_for_init()));
+  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(detail::init_timeout()));
   detail::ScreenVerdict verdict;
   std::vector<std::string> warnings;
   Topology refined = exchange_and_refine(exchange, local, verdict, warnings);
@@ -286,21 +263,43 @@ void initialize(detail::RuntimeState& state) {
   }
   for (const auto& warning : warnings) detail::logger().warn("{}", warning);
   publish_topology(refined);
-  detail::registry().reset(state.world, state.size, state.rank, state.tag_ub);
-  {
-    // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
-    // where every instance is known to be present, so that no synchronize has to make it (a
-    // timed one could not: its creation is collective and cannot be bounded).
-    const detail::Watchdog watchdog(timeout_for_init(), "every instance to set up the host barrier in init()");
-    detail::g_hot.host_barrier.store(new detail::HostBarrier(state.world, state.rank, exchange.release_shared()),
-                                     std::memory_order_release);
-  }
+  // The host placement, for the layers above (the registry's host barrier).
+  state.host = exchange.release_shared();
   detail::set_log_identity(state.rank, state.size, host_name());
+}
+
+}  // namespace
+
+namespace detail {
+
+// The bound of init()'s own steps: POPDIST_SYNC_TIMEOUT, but never less than kInitFloor, since
+// MPI's start-up legitimately takes seconds on a loaded or oversubscribed machine and the
+// instances leave MPI_Init_thread that far apart; a timeout chosen for synchronize (say 0.5 s)
+// must not end a healthy job while it starts. Read before check_locally() parses the variable (a
+// bad value is reported there, after MPI is up, on every instance alike).
+constexpr double kInitFloor = 5.0;
+std::optional<double> init_timeout() {
+  try {
+    const auto seconds = sync_timeout_variable();
+    if (seconds) return std::max(*seconds, kInitFloor);
+    return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+void start_runtime(RuntimeState& state) {
+  try {
+    initialize(state);
+  } catch (...) {
+    release_runtime_after_failure(state, std::current_exception());
+    throw;
+  }
 }
 
 // init() failed: leave nothing half-made; MPI stays initialized (finalize() or exit ends it if
 // we own it) unless an exchange timed out inside it.
-void release_after_failure(detail::RuntimeState& state, const std::exception_ptr& failure) {
+void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr& failure) noexcept {
   try {
     std::rethrow_exception(failure);
   } catch (const TimeoutError&) {
@@ -308,19 +307,39 @@ void release_after_failure(detail::RuntimeState& state, const std::exception_ptr
     return;
   } catch (...) {
   }
+  free_comm(state.host);
   free_comm(state.control);
   free_comm(state.world);
 }
 
-}  // namespace
+void stop_runtime(RuntimeState& state) {
+  if (state.mpi_wedged) {
+    // A timed-out exchange left collectives outstanding: freeing or finalizing could block
+    // forever. The launcher ends the job when this process exits.
+    state.owns_mpi = false;
+    return;
+  }
+  // Every step checks MPI_Finalized first: a host program may have finalized MPI already, and
+  // then there is nothing left to free.
+  free_comm(state.control);
+  free_comm(state.host);
+  free_comm(state.world);
+  if (state.owns_mpi) {
+    state.owns_mpi = false;
+    if (mpi_is_usable()) check_mpi(MPI_Finalize(), "MPI_Finalize");
+  }
+}
+
+}  // namespace detail
 
 const Topology& topology() {
-  if (const auto* current = g_topology.load(std::memory_order_acquire)) return *current;
-  std::lock_guard<std::mutex> guard(g_topology_mutex);
-  if (const auto* current = g_topology.load(std::memory_order_acquire)) return *current;
+  auto& published = detail::g_hot.topology;
+  if (const auto* current = published.load(std::memory_order_acquire)) return *current;
+  std::lock_guard<std::mutex> guard(runtime_state().topology_mutex);
+  if (const auto* current = published.load(std::memory_order_acquire)) return *current;
   // detect() throws EnvironmentError for a bad environment; the next call tries again.
   publish_topology(detect(process_environment()));
-  return *g_topology.load(std::memory_order_acquire);
+  return *published.load(std::memory_order_acquire);
 }
 
 int instance_index() { return topology().instance_index; }
@@ -332,53 +351,6 @@ int replica_index_offset() { return topology().replica_index_offset; }
 int ipus_per_replica() { return topology().ipus_per_replica; }
 bool is_uniform_replicas_per_instance() { return topology().uniform_replicas_per_instance; }
 bool is_popdist_env_set() { return topology().popdist_env_set; }
-
-void init() {
-  if (detail::in_forked_child()) detail::throw_forked_child("init");
-  auto& state = runtime_state();
-  std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
-  if (detail::g_hot.initialized.load(std::memory_order_acquire)) return;
-  detail::install_fork_guard();
-  try {
-    initialize(state);
-  } catch (...) {
-    release_after_failure(state, std::current_exception());
-    throw;
-  }
-  detail::g_hot.root.store(&detail::registry().root(), std::memory_order_relaxed);
-  detail::g_hot.has_default_timeout.store(state.default_timeout.has_value(), std::memory_order_relaxed);
-  detail::g_hot.initialized.store(true, std::memory_order_release);
-}
-
-bool is_initialized() noexcept { return detail::g_hot.initialized.load(std::memory_order_acquire); }
-
-void finalize() {
-  if (detail::in_forked_child()) return;  // nothing of MPI belongs to a fork() child (fork_guard.hpp)
-  auto& state = runtime_state();
-  std::lock_guard<std::mutex> guard(state.lifecycle_mutex);
-  // Deterministic order: subset communicators (set order), then popdist's control and world
-  // duplicates, then MPI itself -- and MPI only if popdist started it (mpi4py or the host
-  // program finalize their own). Every step checks MPI_Finalized first: a host program may have
-  // finalized MPI already, and then there is nothing left to free.
-  if (detail::g_hot.initialized.exchange(false, std::memory_order_acq_rel)) {
-    detail::g_hot.root.store(nullptr, std::memory_order_relaxed);
-    // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
-    delete detail::g_hot.host_barrier.exchange(nullptr, std::memory_order_acq_rel);
-    detail::registry().release_all();
-  }
-  if (state.mpi_wedged) {
-    // A timed-out exchange left collectives outstanding: freeing or finalizing could block
-    // forever. The launcher ends the job when this process exits.
-    state.owns_mpi = false;
-    return;
-  }
-  free_comm(state.control);
-  free_comm(state.world);
-  if (state.owns_mpi) {
-    state.owns_mpi = false;
-    if (detail::mpi_is_usable()) check_mpi(MPI_Finalize(), "MPI_Finalize");
-  }
-}
 
 void abort_job(int exit_code) noexcept {
   // A fork() child must not abort its parent's job: it ends alone.
@@ -436,7 +408,7 @@ JobSurvey survey_job() {
     }
   } release{state, !was_initialized};
   auto local = check_locally(state);
-  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(timeout_for_init()));
+  detail::JobExchange exchange(state.world, state.rank, state.size, detail::Deadline::after(detail::init_timeout()));
   detail::ScreenVerdict verdict;
   std::vector<std::string> warnings;
   JobSurvey survey;

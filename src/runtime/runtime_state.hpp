@@ -1,11 +1,13 @@
 #pragma once
-// The process-wide state of the MPI runtime (init/finalize), shared by the runtime and the
-// registry. One instance, created on first use and never destroyed: MPI must never be touched
-// from a static destructor (finalize runs from an exit handler instead).
+// The MPI runtime's part of the process-wide state (process/process_state.hpp holds it, with the
+// registry's part, in one struct, and writes down the teardown order). The runtime knows nothing
+// of the layers above it: init() (process/lifecycle.cpp) starts the runtime, then builds the
+// registry over what start_runtime() made.
 
 #include <mpi.h>
 
 #include <atomic>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -15,27 +17,22 @@
 
 namespace popdist::detail {
 
-struct Entry;
-class HostBarrier;
-
-/// The process-wide hot-path state: what synchronize()'s hot path reads, as constant-initialized
-/// globals (no function-local static guard, no call). The rules for who may touch it:
-///   - `initialized`, `root`, `has_default_timeout`: written by init() and finalize() only, under
-///     the runtime's lifecycle mutex; read by anyone (acquire on `initialized` first).
-///   - `host_barrier`: made by init() (a collective moment: every instance is there), deleted by
-///     finalize() only. Read by the hot path with one acquire load.
-/// Nothing else belongs here: state that is not read on every synchronize lives in RuntimeState
-/// or in the registry.
+/// What the hot paths read on every call, as constant-initialized globals (no function-local
+/// static guard, no call). Written by init() and finalize() only, under the lifecycle mutex;
+/// read by anyone (acquire on `initialized` first).
 struct HotState {
-  std::atomic<bool> initialized{false};      ///< between a successful init() and finalize()
-  std::atomic<Entry*> root{nullptr};         ///< the registry's root scope
-  std::atomic<bool> has_default_timeout{false};  ///< POPDIST_SYNC_TIMEOUT is set
-  std::atomic<HostBarrier*> host_barrier{nullptr};  ///< the root scope's host-aware barrier
+  std::atomic<bool> initialized{false};          ///< between a successful init() and finalize()
+  /// The current topology. Each version is allocated once and never freed, so a reference
+  /// handed out by topology() stays valid when init() publishes the refined one.
+  std::atomic<const Topology*> topology{nullptr};
 };
 inline HotState g_hot;
 
+/// What init() makes for the layers above it: popdist's communicators, this instance's place in
+/// the job, and the host placement (the shared-memory split), plus the runtime's own bookkeeping.
 struct RuntimeState {
-  std::mutex lifecycle_mutex;              ///< init() and finalize()
+  std::mutex lifecycle_mutex;              ///< init(), finalize(), instance_views(), survey_job()
+  std::mutex topology_mutex;               ///< the first detection (topology())
   bool owns_mpi = false;                   ///< init() called MPI_Init_thread, so finalize() ends MPI
   bool exit_handler_registered = false;
   /// popdist's duplicate of MPI_COMM_WORLD: the world barrier, init's allgather and the parent
@@ -45,6 +42,10 @@ struct RuntimeState {
   /// A second duplicate for point-to-point protocols (handshakes, timed synchronize): their
   /// wildcard receives must never see anything but popdist's own protocol messages.
   MPI_Comm control = MPI_COMM_NULL;
+  /// This host's instances: `world` split by shared memory, ordered by instance index (so its
+  /// rank 0 is the host's lowest instance). The ground truth for "same host" (DESIGN.md 3.2); the
+  /// registry's host barrier is built over it.
+  MPI_Comm host = MPI_COMM_NULL;
   int rank = 0;
   int size = 1;
   int tag_ub = 32767;                      ///< MPI_TAG_UB of the world communicator
@@ -58,7 +59,23 @@ struct RuntimeState {
   std::vector<ReplicaRange> ranges;
 };
 
+/// The runtime's part of the one process state (defined in process/process_state.cpp).
 RuntimeState& runtime_state();
+
+/// init()'s runtime steps: MPI (only if nobody started it), popdist's communicators, the
+/// cross-instance checks, the refined topology, the host split. On failure, leaves nothing
+/// half-made (release_runtime_after_failure) and rethrows. Call with the lifecycle mutex held.
+void start_runtime(RuntimeState& state);
+/// After a failure of init() above the runtime: frees what start_runtime() made (unless an
+/// exchange timed out inside MPI: then nothing may be touched). Never throws.
+void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr& failure) noexcept;
+/// finalize()'s runtime steps, after the layers above have let go: popdist's communicators
+/// (control, host, world), then MPI if popdist started it. Call with the lifecycle mutex held.
+void stop_runtime(RuntimeState& state);
+
+/// The bound of init()'s collective steps: POPDIST_SYNC_TIMEOUT, but never less than 5 s (see
+/// runtime.cpp); std::nullopt when unset or unparsable (reported later by init()).
+[[nodiscard]] std::optional<double> init_timeout();
 
 /// Throws UsageError "<function>: popdist is not initialized; call popdist.init() ... first".
 [[noreturn]] void throw_not_initialized(const char* function);

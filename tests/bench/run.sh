@@ -21,8 +21,10 @@ fi
 build=${1:-build-bench}
 results=$build/bench-results.jsonl
 rank_counts=(2 4)
-# The real interpreter, never a pyenv shim (a shell script that would dominate start-up times).
-python=$(python3 -c 'import os, sys; print(os.path.realpath(sys.executable))')
+# The running interpreter, never a pyenv shim (a shell script that would dominate start-up times):
+# sys.executable is the interpreter the shim started. Not its realpath: inside a venv that is the
+# base interpreter, which neither sees the venv's packages nor should get `pip install .`.
+python=$(python3 -c 'import sys; print(sys.executable)')
 
 # Open MPI as root, loopback only, ranks that yield when oversubscribed, and no probing for
 # fabrics a single host lacks (pml ^cm saves ~200 ms per start; see DESIGN.md 8).

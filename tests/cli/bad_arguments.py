@@ -29,10 +29,13 @@ NUMBER_OPTIONS = {  # option: (smallest, largest)
 # Values that are not plain decimal numbers; the environment contract refuses each of them too.
 NOT_DECIMAL = ["0x10", "+2", " 2", "2 ", "-1", "1.5", "two", "1e3", "2,0", "\u0663", "4\r", "\t3", "0b1"]
 SWITCH_OPTIONS = ["--print-topology", "--numa-aware", "--offline-mode", "--reset-partition", "--update-partition",
-                  "--remove-partition"]
+                  "--remove-partition", "--overwrite-config", "--synchronise-python-venv", "--synchronise-poplar-sdk",
+                  "--distribute-ssh-key"]
 NOT_SWITCH = ["maybe", "2", "yes!", "y", "enable", "none"]
-REFUSED_IPU_OPTIONS = ["--vipu-partition", "--vipu-server-host", "--vipu-cluster", "--vipu-allocation", "--num-ilds",
-                       "--import-config", "--export-config"]
+# PopRun's options popdist ignores still need a value PopRun would take.
+IGNORED_TEXT_OPTIONS = ["--vipu-partition", "--vipu-server-host", "--vipu-cluster", "--vipu-allocation", "--sync-type",
+                        "--export-config", "--version-format", "--executable-cache-path"]
+IGNORED_NUMBER_OPTIONS = ["--vipu-server-port", "--vipu-server-timeout", "--vipu-partition-attempts", "--num-ilds"]
 
 
 def shown(value):
@@ -64,12 +67,15 @@ def cases(files):
     # A program name after a boolean option is taken for its value, as PopRun does: the message says so.
     yield ("program after a bare boolean", run + ["--print-topology", "python3", "train.py"], {}, USAGE,
            ["--print-topology", "'python3' is not a boolean"])
-    for option in REFUSED_IPU_OPTIONS:
-        yield (f"{option} refused", run + [option, "pod64", "true"], {}, USAGE,
-               [option, "'pod64'", "popdist"])
+    yield ("--import-config refused", run + ["--import-config", "pod64", "true"], {}, USAGE,
+           ["--import-config", "'pod64'", "configuration file"])
+    for option in IGNORED_TEXT_OPTIONS:
         yield (f"{option} empty", run + [option, "", "true"], {}, USAGE, [option, "empty value"])
-    for option in ["--vipu-partition", "--vipu-server-host", "--num-ilds"]:
-        yield (f"{option} says partitions", run + [option, "x", "true"], {}, USAGE, ["does not manage IPU partitions"])
+    for option in IGNORED_NUMBER_OPTIONS:
+        yield (f"{option} not a number", run + [option, "pod64", "true"], {}, USAGE,
+               [option, "'pod64' is not a whole number"])
+    yield ("--host-subnet not a subnet", run + ["--host-subnet", "eth0", "true"], {}, USAGE,
+           ["--host-subnet", "'eth0' is not a subnet"])
     for option in ["--bogus", "--num-instance", "-n", "--np", "--hosts", "--tag-output", "-x", "--mca",
                    "--print_topology", "---num-instances"]:
         yield (f"unknown {option}", run + [option, "true"], {}, USAGE, [f"'{option}' is not an option of popdist run"])
@@ -133,6 +139,12 @@ def cases(files):
            ["--mpi-global-args", "unterminated"])
     yield ("--mpi-local-args unterminated", run + ["--mpi-local-args", "\"-x", "true"], {}, USAGE,
            ["--mpi-local-args", "unterminated"])
+    for option in ["--mpi-global-args", "--mpi-local-args"]:
+        for text in [": -np 1 echo INJECTED", "--app appfile"]:
+            yield (f"{option} {text}", run + [option, text, "true"], {}, USAGE,
+                   [option, shown(text), "would start another mpirun app context"])
+    yield ("command line too long", run + ["--num-instances", "4096", "--dry-run", "--", "prog", "x" * 300], {}, USAGE,
+           ["ARG_MAX", "each of the 4096 instances", "--num-instances", "shorter program arguments"])
     huge = "7" * 100000
     yield ("huge number", run + ["--num-instances", huge, "true"], {}, USAGE,
            ["--num-instances", "'" + "7" * 64 + "'... (100000 bytes)"])

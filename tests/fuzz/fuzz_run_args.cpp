@@ -2,7 +2,8 @@
 // real option declarations (CLI11), then everything the command does before it starts mpirun:
 // validation, the hosts (--host; a --hostfile is dropped, the hostfile harness covers its
 // contents), the plan, the mpirun command and the --print-topology table. Every outcome must
-// be success, a CLI11 parse error or a UsageError.
+// be success, a CLI11 parse error or a UsageError. First the same words through parse_run_line
+// (run_line.hpp), which reads a line option by option and must never throw.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,12 +14,14 @@
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
 #include "run_command.hpp"
+#include "run_line.hpp"
 #include "topology_table.hpp"
 #include "validation.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace popdist::cli;
   auto args = popdist::fuzz::words_from(popdist::fuzz::as_text(data, size));
+  (void)parse_run_line(args);
   CLI::App app{"fuzz"};
   auto* sub = app.add_subcommand("run");
   RunOptions options;

@@ -11,8 +11,8 @@ import sys
 import tempfile
 import time
 
-from launcher_common import (REPORT, CheckFailed, check, check_views, describe, fake_hosts_agent, main,
-                             mpi_test_environment, run)
+from launcher_common import (REPORT, TAG, CheckFailed, check, check_views, describe, fake_hosts_agent,
+                             json_after_header, main, mpi_test_environment, run, tagged_streams)
 
 
 
@@ -132,16 +132,23 @@ def dry_run(popdist):
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
     result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
                   "--ipus-per-replica", "2", "--host", "a:1,b:1", "--mpi-global-args", "--mca btl self,tcp",
-                  "--mpi-local-args", "-x MYVAR=1", "--", "echo", "it's", "a b"], env=env)
+                  "--mpi-local-args", "-x MYVAR=1", "--master-addr", "10.0.0.5", "--master-port", "29500",
+                  "--", "echo", "it's", "a b"], env=env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
     contexts = []
+
+    def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
+        return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
+
     for i in range(2):
         contexts += ([":"] if i else []) + [
             "-np", "1", "-x", "PATH",
             "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
             "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
             "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
+            *[word for variable in torchrun(i).split() for word in ("-x", variable)],
             "-x", "MYVAR=1", os.path.realpath(popdist), "_whole-lines", "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
@@ -149,9 +156,11 @@ def dry_run(popdist):
     check(shlex.split(lines[0]) == expected, "the printed command does not split back into the same words")
     check(lines[1:] == [
         "instance 0 on a: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=0 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0",
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(0),
         "instance 1 on b: POPDIST_NUM_TOTAL_REPLICAS=4 POPDIST_NUM_LOCAL_REPLICAS=2 POPDIST_REPLICA_INDEX_OFFSET=2 "
-        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0"],
+        "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
+        + torchrun(1)],
         f"per-instance variables:\n{result.stdout}")
     check(result.stderr == "", f"a quiet dry run prints nothing on stderr: {result.stderr}")
 
@@ -220,7 +229,8 @@ VALIDATION_CASES = [
     ([], 2, "no program to run"),
     (["--num-instances", "2"], 2, "no program to run"),
     (["--print-topology", "python3", "true"], 2, "--print-topology: 'python3' is not a boolean"),
-    (["--vipu-partition", "p", "true"], 2, "--vipu-partition: 'p': popdist does not manage IPU partitions"),
+    (["--import-config", "p.cfg", "true"], 2, "--import-config: 'p.cfg': refused"),
+    (["--num-ilds", "3", "--num-replicas", "4", "true"], 2, "do not divide into 3 IPU-Link domains"),
     (["--host", "n[1-", "--", "true"], 2, "--host 'n[1-': '[' without a closing ']'"),
     (["--host", "a:0", "--", "true"], 2, "slots '0' in 'a:0' must be a whole number >= 1"),
     (["--host", "a,a", "--num-instances", "2", "--num-replicas", "2", "--", "true"], 2, "host 'a' is listed more"),
@@ -228,7 +238,7 @@ VALIDATION_CASES = [
     (["--host", "a", "--hostfile", "/etc/hostname", "--", "true"], 2, "--hostfile"),
     (["--num-instances", "2", "--num-replicas", "2", "--only-output-from-instance", "2", "--", "true"], 2,
      "--only-output-from-instance 2: out of range; the instances are 0..1"),
-    (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x 'A': unterminated single quote"),
+    (["--mpi-global-args", "-x 'A", "--", "true"], 2, "--mpi-global-args '-x \\'A': unterminated single quote"),
     (["--num-replicas", "3", "--", "true"], 2, "3 replicas x 1 IPUs per replica = 3 IPUs, which is not 1 or a power"),
 ]
 
@@ -252,6 +262,80 @@ def validation(popdist):
         check(result.returncode == 127 and f"mpirun not found on PATH (searched: {tmp})" in result.stderr,
               describe(result))
         check(not os.path.exists(marker), "the program started without mpirun")
+
+
+def ignored_warning(popdist):
+    """The issue's line: PopRun options without effect here are named on one warning line,
+    printed once, before the program starts (its first stderr line comes after)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run([popdist, "run", "--num-instances", "2", "--update-partition=yes", "--vipu-server-timeout", "300",
+                      "--offline-mode=yes", "--executable-cache-path", tmp, "--", "sh", "-c",
+                      'echo "started $POPDIST_EXECUTABLE_CACHE_PATH" >&2'], env=popdist_env(popdist))
+        check(result.returncode == 0, describe(result))
+        lines = result.stderr.splitlines()
+        warnings = [i for i, line in enumerate(lines) if "warning: ignored PopRun options" in line]
+        started = [i for i, line in enumerate(lines) if f"started {tmp}" in line]
+        check(len(warnings) == 1 and len(started) == 2, describe(result))
+        check(warnings[0] < min(started), f"the warning must come before the job starts: {describe(result)}")
+        for name in ["--update-partition 'yes'", "--vipu-server-timeout '300'", "--offline-mode 'yes'"]:
+            check(name in lines[warnings[0]], f"{name} is not named: {describe(result)}")
+        check("--executable-cache-path" not in lines[warnings[0]], f"a kept option is not ignored: {describe(result)}")
+
+
+def poprun_corpus(popdist, testbed):
+    """PopRun lines of the shapes of public repositories (poprun_corpus.py), run verbatim by bash
+    with `poprun` being `popdist run`, on the testbed's fake hosts: each must run with the planned
+    topology, print one warning line naming exactly its ignored options, and give the variables
+    its kept options promise."""
+    from poprun_corpus import CORPUS
+    here = os.path.dirname(os.path.abspath(__file__))
+    env = popdist_env(popdist)
+    env["OMPI_MCA_plm_rsh_agent"] = fake_hosts_agent(testbed)  # the lines stay as written
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp
+        wrapper = os.path.join(tmp, "bin", "poprun")
+        os.makedirs(os.path.dirname(wrapper))
+        with open(wrapper, "w") as f:
+            f.write(f'#!/bin/sh\nexec {shlex.quote(os.path.abspath(popdist))} run "$@"\n')
+        os.chmod(wrapper, 0o755)
+        env["PATH"] = os.path.dirname(wrapper) + os.pathsep + env["PATH"]
+        env.update(PRINTER=os.path.join(here, "topology_printer.py"), HOSTS="hostA,hostB", NETMASK="127.0.0.0/8",
+                   VIPU_SERVER_HOST="10.1.3.101", PARTITION="pod64-partition", ALLOCATION="c64",
+                   CACHE=os.path.join(tmp, "exec_cache"))
+        for line, job in CORPUS:
+            result = run(["bash", "-c", line], env=env, timeout=90)
+            what = f"{line}\n{describe(result)}"
+            check(result.returncode == 0, what)
+            warnings = [l for l in result.stderr.splitlines() if "warning: ignored PopRun options" in l]
+            check(len(warnings) == (1 if job["ignored"] else 0), f"expected one ignored-options warning: {what}")
+            named = re.findall(r"(--[a-z-]+) '", warnings[0]) if warnings else []
+            check(named == job["ignored"], f"the warning names {named}, expected {job['ignored']}: {what}")
+            check("error:" not in result.stderr, what)
+            # --print-topology's box comes before the instances' (tagged) output
+            start = TAG.search(result.stdout) if job["instances"] > 1 else re.search("^HOST=", result.stdout, re.M)
+            check(start is not None, f"no output from the instances: {what}")
+            table, output = result.stdout[:start.start()], result.stdout[start.start():]
+            check(("| hosts" in table) == ("--print-topology" in line), f"topology table: {what}")
+            hosts = job["hosts"] or [None]
+            instances = job["instances"]
+            if "only" in job:
+                ranks = tagged_streams(output)
+                check(sorted(ranks) == [job["only"]], f"only instance {job['only']} should print: {what}")
+            elif instances == 1:  # one instance: its output is not tagged
+                ranks = {0: output.splitlines()}
+                header, view = json_after_header(ranks[0])
+                check((view["num_instances"], view["num_total_replicas"], view["ipus_per_replica"]) ==
+                      (1, job["replicas"], job["ipus"]), f"{view}: {what}")
+            else:
+                check_views(subprocess.CompletedProcess(result.args, 0, output, result.stderr), instances,
+                            job["replicas"], job["ipus"], hosts)
+                ranks = tagged_streams(output)
+            for rank, lines in ranks.items():
+                header, _ = json_after_header(lines)
+                check(header["CACHE"] == (env["CACHE"] if job.get("cache") else "unset"), f"{header}: {what}")
+                target = f'{{"ipuLinkDomainSize":"{job["ild"]}"}}' if "ild" in job else "unset"
+                check(header["TARGET"] == target, f"instance {rank}: TARGET {header['TARGET']}: {what}")
+        print(f"{len(CORPUS)} PopRun lines ran")
 
 
 # Each line of the program's output is written in pieces: Python's print under PYTHONUNBUFFERED=1
@@ -284,6 +368,77 @@ def whole_lines(popdist):
     # the program's exit status and signals still come through
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
+
+
+def verbatim_program(popdist):
+    """The program's words reach it as typed, ':' included (mpirun would read a bare ':' as the start
+    of another app context and run what follows)."""
+    env = popdist_env(popdist)
+    with tempfile.TemporaryDirectory() as directory:
+        marker = os.path.join(directory, "INJECTED")
+        words = ["x", ":", "-np", "1", "/usr/bin/touch", marker, ":", "a:b", "", "$HOME"]
+        program = [sys.executable, "-c", "import sys; print(repr(sys.argv[1:]))", *words]
+        for mode in ([], ["--only-output-from-instance", "0"], ["--num-instances", "1"]):
+            result = run([popdist, "run", "--num-instances", "2", *mode, "--", *program], env=env)
+            check(result.returncode == 0, f"{mode}: {describe(result)}")
+            printed = [re.sub(r"^\[\d+,\d+\]<stdout>:", "", line) for line in result.stdout.splitlines()]
+            expected = 1 if mode else 2
+            check(printed == [repr(words)] * expected, f"{mode}: expected {expected} x {words}: {describe(result)}")
+            check(not os.path.exists(marker), f"{mode}: a ':' in the program's arguments started another program")
+        print("':' among the program's arguments reaches it verbatim, with and without tags or silencing")
+
+
+# Draws progress in place, both ways (C's "text\r", tqdm's "\rtext"), and after each update waits
+# until the reader has seen it (a file named after the update): a relay that held an update until
+# the line ends would leave the program waiting (it gives up after 60 s, failing the job).
+PROGRESS = r"""
+import os, sys, time
+acks = sys.argv[1]
+def draw(text, name):
+    os.write(1, text.encode())
+    deadline = time.monotonic() + 60
+    while not os.path.exists(os.path.join(acks, name)):
+        if time.monotonic() > deadline:
+            sys.exit(f"the reader never saw {text!r}")
+        time.sleep(0.02)
+for k in (1, 2):
+    draw(f"c-style {k}/2\r", f"c{k}")
+for k in (1, 2):
+    draw(f"\rtqdm-style {k}/2", f"t{k}")
+os.write(1, b"\ndone\n")
+"""
+
+
+def progress(popdist):
+    """Carriage-return progress is passed on live: each update reaches the terminal while the program waits,
+    tagged once, never glued to a tag mid-update (a reader that acknowledges what it saw)."""
+    tag = rb"\[\d+,0\]<stdout>:"
+    updates = [(rb"c-style 1/2\r", "c1"), (rb"c-style 2/2\r", "c2"), (rb"tqdm-style 1/2", "t1"),
+               (rb"tqdm-style 2/2", "t2")]
+    with tempfile.TemporaryDirectory() as acks:
+        process = subprocess.Popen([popdist, "run", "--num-instances", "1", "--mpi-global-args", "--tag-output", "--",
+                                    sys.executable, "-c", PROGRESS, acks], stdout=subprocess.PIPE,
+                                   env=popdist_env(popdist), start_new_session=True)
+        seen = b""
+        try:
+            for pattern, name in updates:
+                while not re.search(tag + pattern, seen):
+                    chunk = os.read(process.stdout.fileno(), 4096)
+                    check(chunk, f"output ended before {pattern!r} was seen: {seen!r}")
+                    seen += chunk
+                open(os.path.join(acks, name), "w").close()
+            seen += process.stdout.read()
+            status = process.wait(timeout=60)
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+    check(status == 0, f"the program did not see its updates acknowledged: exit {status}, output {seen!r}")
+    for pattern, _ in updates:
+        text = pattern.replace(b"\\r", b"").replace(b"\r", b"")
+        check(len(re.findall(tag + re.escape(text), seen)) == 1 and seen.count(text) == 1,
+              f"{text!r} must appear once, right after one tag: {seen!r}")
+    check(re.search(tag + rb"done\n", seen), f"the last line: {seen!r}")
+    print(f"4 updates seen live, one tag each: {seen!r}")
 
 
 def slurm_dead_instance(popdist, testbed):
@@ -321,9 +476,11 @@ def _cmdline(pid):
 
 
 CHECKS = {
-    "single-host": single_host, "fake-hosts": fake_hosts, "numa-aware": numa_aware, "failing-instance": failing_instance,
+    "single-host": single_host, "fake-hosts": fake_hosts, "poprun-corpus": poprun_corpus,
+    "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "killed": killed, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
+    "verbatim-program": verbatim_program, "progress": progress,
     "slurm-dead-instance": slurm_dead_instance,
 }
 

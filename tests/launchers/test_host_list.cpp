@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <sstream>
+#include <string>
 
 #include "host_list.hpp"
 #include "host_source.hpp"
@@ -106,6 +107,25 @@ TEST_CASE("parse_hostfile: errors name the file, the line number and the line", 
   }
   CHECK_THROWS_WITH(popdist::cli::read_hostfile("/nonexistent/hosts"),
                     Contains("--hostfile '/nonexistent/hosts': cannot open"));
+}
+
+TEST_CASE("parse_hostfile: what it echoes is escaped and shortened, and its size is bounded", "[hostfile]") {
+  using Catch::Matchers::Contains;
+  std::istringstream escape("node\x1b[2J slots=2\n");
+  CHECK_THROWS_WITH(popdist::cli::parse_hostfile(escape, "hf"), Contains("\\x1b[2J") && !Contains("\x1b"));
+  std::istringstream huge("a " + std::string(1000000, 'x') + "\n");
+  try {
+    (void)popdist::cli::parse_hostfile(huge, "hf");
+    FAIL("a bad line was accepted");
+  } catch (const popdist::UsageError& e) {
+    CHECK(std::string(e.what()).size() < 400);
+  }
+  std::string many;
+  for (int i = 0; i < 5000; ++i) many += "n" + std::to_string(i) + "\n";
+  std::istringstream too_many(many);
+  CHECK_THROWS_WITH(popdist::cli::parse_hostfile(too_many, "hf"), Contains("more than 4096 hosts (at line 4097)"));
+  // A symlink to /proc/self/mem: a read error, not "lists no hosts".
+  CHECK_THROWS_WITH(popdist::cli::read_hostfile("/proc/self/mem"), Contains("read error after line 0"));
 }
 
 TEST_CASE("hosts_from_slurm: the allocation's nodes and their task slots", "[slurm]") {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "command_length.hpp"
 #include "launch_plan.hpp"
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
@@ -82,6 +83,28 @@ TEST_CASE("one app context per instance with its POPDIST_* values, forwarded var
   CHECK(has_sequence(split.global, {"--tag-output"}));
   CHECK_FALSE(has_sequence(split.global, {"--mca", "pml", "^cm"}));  // two hosts may have a fabric
   CHECK_FALSE(has_sequence(split.global, {"--allow-run-as-root"}));
+}
+
+TEST_CASE("torchrun's variables in every app context, as torchrun defines them", "[command]") {
+  const auto plan = popdist::cli::plan_launch(4, 4, 1, {{"a", {}}, {"b", {}}});
+  auto context = context_with(2);
+  context.master_addr = "10.0.0.5";
+  context.master_port = 29500;
+  const auto split = split_command(build_mpirun_command(plan, options_for(4, 4), context).argv);
+  REQUIRE(split.contexts.size() == 4);
+  for (int i = 0; i < 4; ++i) {
+    INFO("instance " << i);
+    const Words& words = split.contexts[static_cast<std::size_t>(i)];
+    const std::string host = std::to_string(i / 2);
+    for (const std::string& variable :
+         {"RANK=" + std::to_string(i), std::string("WORLD_SIZE=4"), "LOCAL_RANK=" + std::to_string(i % 2),
+          std::string("LOCAL_WORLD_SIZE=2"), "GROUP_RANK=" + host, std::string("GROUP_WORLD_SIZE=2"),
+          std::string("MASTER_ADDR=10.0.0.5"), std::string("MASTER_PORT=29500")}) {
+      CHECK(has_sequence(words, {"-x", variable}));
+    }
+    // popdist's detection keys torchrun on TORCHELASTIC_RUN_ID: never set, Open MPI stays the identity.
+    CHECK(std::none_of(words.begin(), words.end(), [](const std::string& w) { return w.rfind("TORCHELASTIC", 0) == 0; }));
+  }
 }
 
 TEST_CASE("as root: --allow-run-as-root", "[command]") {
@@ -165,6 +188,53 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
   options.mpi_global_args = {"-x 'A"};
   CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                     Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
+}
+
+TEST_CASE("':' among the program's words reaches it verbatim; ':' or --app in --mpi-*-args is refused", "[command]") {
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  auto options = options_for(2, 2, {"prog", "x", ":", "-np", "1", "touch", "FILE", ":"});
+  const auto command = build_mpirun_command(plan, options, context_with(4));
+  // Exactly one ':' on the whole line: the separator between the two planned app contexts.
+  CHECK(std::count(command.argv.begin(), command.argv.end(), ":") == 1);
+  for (const auto& context : split_command(command.argv).contexts) {
+    CHECK(has_sequence(context, {"popdist-colons", "3,8", "prog", "x", "popdist-colon", "-np", "1", "touch", "FILE",
+                                 "popdist-colon"}));
+  }
+  // Without a ':' the program is started directly, with no shell in front.
+  options.program = {"prog", "a:b", "::"};
+  const auto direct = build_mpirun_command(plan, options, context_with(4));
+  CHECK(std::count(direct.argv.begin(), direct.argv.end(), "popdist-colons") == 0);
+  CHECK(has_sequence(direct.argv, {"prog", "a:b", "::"}));
+
+  for (const auto& text : {": -np 1 echo INJECTED", "-x A=1 :", "--app /tmp/appfile", "-app f"}) {
+    options.mpi_local_args = {text};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
+                      Catch::Matchers::Contains("--mpi-local-args") &&
+                          Catch::Matchers::Contains("would start another mpirun app context"));
+    options.mpi_local_args.clear();
+    options.mpi_global_args = {text};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
+                      Catch::Matchers::Contains("--mpi-global-args") &&
+                          Catch::Matchers::Contains("would start another mpirun app context"));
+    options.mpi_global_args.clear();
+  }
+  options.mpi_local_args = {"-x 'A=a : b'"};  // a quoted word that holds a ':' is one word, not a separator
+  CHECK_NOTHROW(build_mpirun_command(plan, options, context_with(4)));
+}
+
+TEST_CASE("the command's length is checked against the exec limit, naming what to change", "[command]") {
+  using popdist::cli::check_command_length;
+  using popdist::cli::exec_bytes;
+  const Words argv{"mpirun", "-np", "1", "prog"};
+  CHECK(exec_bytes(argv) == 7 + 4 + 2 + 5 + 4 * sizeof(char*));
+  CHECK_NOTHROW(check_command_length(argv, 100, exec_bytes(argv) + 100, 1, {"prog"}));
+  CHECK_THROWS_WITH(check_command_length(argv, 101, exec_bytes(argv) + 100, 4096, {"prog"}),
+                    Catch::Matchers::Contains("ARG_MAX") && Catch::Matchers::Contains("4096 instances") &&
+                        Catch::Matchers::Contains("--num-instances") &&
+                        Catch::Matchers::Contains("101 bytes of environment"));
+  const Words huge{"mpirun", std::string(popdist::cli::max_exec_string_bytes, 'x')};
+  CHECK_THROWS_WITH(check_command_length(huge, 0, std::size_t{1} << 30, 1, {"prog"}),
+                    Catch::Matchers::Contains("a word of 131072 bytes") && Catch::Matchers::Contains("(131072 bytes)"));
 }
 
 TEST_CASE("--tag-output for several instances unless the user chose an output option", "[command]") {

@@ -25,7 +25,7 @@ TEST_CASE("split_shell_words splits as sh does (no expansion)", "[shell]") {
 TEST_CASE("split_shell_words rejects unbalanced quoting, naming the option", "[shell]") {
   using Catch::Matchers::Contains;
   CHECK_THROWS_WITH(split_shell_words("-x 'A", "--mpi-global-args"),
-                    Contains("--mpi-global-args '-x 'A'") && Contains("unterminated single quote"));
+                    Contains("--mpi-global-args '-x \\'A'") && Contains("unterminated single quote"));
   CHECK_THROWS_WITH(split_shell_words("-x \"A", "--mpi-local-args"), Contains("unterminated double quote"));
   CHECK_THROWS_WITH(split_shell_words("a\\", "o"), Contains("trailing backslash"));
 }

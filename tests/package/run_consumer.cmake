@@ -67,7 +67,8 @@ foreach(variant cxx_only with_c)
           "launcher openmpi instance 3 of 4 replicas 6\\+2 of 8 device id 27"
           "group of replica 5: 1 of 4"
           "caught EnvironmentError naming the variable"
-          "backend initialized: no")
+          "backend initialized: no"
+          "PopDist API: instance 0 of 1, gathered 7, half 0.5, popdist_error caught")
     if(NOT step_output MATCHES "${expected}")
       message(FATAL_ERROR "the consumer (${variant}) printed:\n${step_output}\nexpected a line matching: ${expected}")
     endif()

@@ -118,3 +118,24 @@ def test_detect_is_pure_and_matches_a_launched_process(env):
     unlaunched = popdist.detect({})
     assert unlaunched == popdist.detect({}) and unlaunched != popdist.detect(variables)
     assert (unlaunched.launcher, unlaunched.num_instances, unlaunched.popdist_env_set) == ("singleton", 1, False)
+
+
+def test_popdist_core_has_popdists_getters(env):
+    # Real scripts call the getters through PopDist's module, e.g. popdist.popdist_core.getInstanceIndex().
+    env(POPDIST_NUM_TOTAL_REPLICAS=8, POPDIST_NUM_LOCAL_REPLICAS=2, POPDIST_REPLICA_INDEX_OFFSET=4,
+        POPDIST_NUM_IPUS_PER_REPLICA=2, POPDIST_LOCAL_INSTANCE_INDEX=0)
+    got = run_json("""
+import json
+import popdist.popdist_core as core
+from popdist import popdist_core
+assert popdist_core is core
+print(json.dumps({name: getattr(core, name)() for name in (
+    "getInstanceIndex", "getNumInstances", "getNumLocalReplicas", "getNumTotalReplicas", "getReplicaIndexOffset",
+    "getNumIpusPerReplica", "getLocalInstanceIndex", "getDeviceId", "isPopdistEnvSet",
+    "isUniformReplicasPerInstance", "isBackendInitialized")} | {"check": core.checkNumIpusPerReplica(2)}))
+""")
+    assert got == {"getInstanceIndex": 2, "getNumInstances": 4, "getNumLocalReplicas": 2, "getNumTotalReplicas": 8,
+                   "getReplicaIndexOffset": 4, "getNumIpusPerReplica": 2, "getLocalInstanceIndex": 0,
+                   "getDeviceId": 26, "isPopdistEnvSet": True, "isUniformReplicasPerInstance": True,
+                   "isBackendInitialized": False, "check": True}
+    assert popdist.popdist_core.getInstanceIndex is popdist.getInstanceIndex

@@ -25,7 +25,9 @@ POPDIST_API = {
     "isPopdistEnvSet": [],
     "isUniformReplicasPerInstance": [],
     "registerCommunicator": [("participants", inspect.Parameter.empty), ("communicator_id", "")],
-    "synchronize": [("communicator_id", ""), ("participants", frozenset()), ("timeout", None)],
+    # participants=(): the binding's text signature holds only literals; any empty iterable means
+    # "no participants".
+    "synchronize": [("communicator_id", ""), ("participants", ()), ("timeout", None)],
 }
 
 

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +14,7 @@
 
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
+#include "popdist/text_input.hpp"
 
 namespace popdist::testing {
 namespace {
@@ -87,6 +89,56 @@ TEST_CASE("env_file.read_env_file reads a file and names an unreadable path", "[
 
 TEST_CASE("env_file.a directory is not an environment file", "[env_file]") {
   CHECK_THROWS_AS(read_env_file("/"), UsageError);
+}
+
+TEST_CASE("env_file.names and lines echoed in errors are escaped and shortened", "[env_file]") {
+  // A raw escape sequence in a name must not reach the terminal (it could clear the screen).
+  CHECK_THROWS_WITH(parse("X\x1b[2J=1\n"), Catch::Contains("'X\\x1b[2J'") && !Catch::Contains("\x1b"));
+  // A 10 MB bad line is quoted by its first bytes and its size, not echoed whole.
+  const std::string huge_line(100000, 'x');
+  try {
+    (void)parse(huge_line + "\n");
+    FAIL("a line without '=' was accepted");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).size() < 400);
+    CHECK_THAT(e.what(), Catch::Contains("(100000 bytes)"));
+  }
+}
+
+TEST_CASE("env_file.a line or an input beyond the bounds stops the reading with its size", "[env_file]") {
+  // A line longer than any environment string can be (Linux's MAX_ARG_STRLEN) is refused at that
+  // length: /dev/zero on standard input never ends a line, and must not be read into memory.
+  std::istringstream zeros(std::string(max_input_line_bytes + 10, '\0'));
+  CHECK_THROWS_WITH(parse_env_file(zeros, "<standard input>"),
+                    Catch::Contains("<standard input>:1: line longer than 131072 bytes"));
+  std::istringstream just_fits("A=" + std::string(max_input_line_bytes - 2, 'v') + "\n");
+  CHECK(parse_env_file(just_fits, "fits.env").at("A").size() == max_input_line_bytes - 2);
+  // Many short lines: the whole input is bounded too, counted as it is read.
+  std::string many;
+  while (many.size() <= max_input_file_bytes) many += "ABCDEFGHIJKLMNOPQRSTUVWXYZ=0123456789012345678901234\n";
+  std::istringstream big(many);
+  CHECK_THROWS_WITH(parse_env_file(big, "big.env"), Catch::Contains("big.env: longer than 8388608 bytes"));
+}
+
+TEST_CASE("env_file.oversized, special and unreadable files are refused before reading, saying why", "[env_file]") {
+  char dir_template[] = "/tmp/popdist_env_XXXXXX";
+  REQUIRE(::mkdtemp(dir_template) != nullptr);
+  const std::filesystem::path dir(dir_template);
+  // A sparse file: 8 GB on paper, nothing on disk; refused by its size without reading a byte.
+  const auto sparse = (dir / "sparse.env").string();
+  { std::ofstream(sparse).put('A'); }
+  std::filesystem::resize_file(sparse, std::uintmax_t{8} << 30);
+  CHECK_THROWS_WITH(read_env_file(sparse), Catch::Contains("is 8589934592 bytes; popdist reads at most 8388608"));
+  // A fifo with no writer would block the open: refused by its kind.
+  const auto fifo = (dir / "fifo.env").string();
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(read_env_file(fifo), Catch::Contains("is a fifo; expected a regular file"));
+  CHECK_THROWS_WITH(read_env_file("/dev/zero"), Catch::Contains("is a device; expected a regular file"));
+  // /proc/self/mem looks like an empty regular file, but reading it fails: the error says so.
+  const auto mem = (dir / "mem.env").string();
+  std::filesystem::create_symlink("/proc/self/mem", mem);
+  CHECK_THROWS_WITH(read_env_file(mem), Catch::Contains("read error after line 0: Input/output error"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("env_file.process_environment reads the live environment", "[env_file]") {

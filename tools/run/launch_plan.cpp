@@ -40,4 +40,19 @@ std::vector<std::pair<std::string, std::string>> popdist_variables(const LaunchP
   };
 }
 
+std::vector<std::pair<std::string, std::string>> torchrun_variables(const LaunchPlan& plan, int index,
+                                                                   const std::string& master_addr, int master_port) {
+  const PlannedInstance& instance = plan.instances.at(static_cast<std::size_t>(index));
+  return {
+      {"RANK", std::to_string(instance.index)},
+      {"WORLD_SIZE", std::to_string(plan.num_instances)},
+      {"LOCAL_RANK", std::to_string(instance.local_index)},
+      {"LOCAL_WORLD_SIZE", std::to_string(plan.hosts.at(static_cast<std::size_t>(instance.host)).num_instances)},
+      {"GROUP_RANK", std::to_string(instance.host)},
+      {"GROUP_WORLD_SIZE", std::to_string(plan.hosts.size())},
+      {"MASTER_ADDR", master_addr},
+      {"MASTER_PORT", std::to_string(master_port)},
+  };
+}
+
 }  // namespace popdist::cli

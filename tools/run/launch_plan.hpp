@@ -47,4 +47,12 @@ struct LaunchPlan {
 /// The POPDIST_* variables (DESIGN.md 3.1) of instance `index`, in a fixed order.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> popdist_variables(const LaunchPlan& plan, int index);
 
+/// torchrun's variables of instance `index` (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
+/// GROUP_RANK = host index, GROUP_WORLD_SIZE = hosts, MASTER_ADDR, MASTER_PORT), so that scripts
+/// written for torchrun's env:// run unchanged. Not TORCHELASTIC_RUN_ID: popdist's detection keys
+/// torchrun on it, and under popdist run Open MPI's variables stay the identity.
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> torchrun_variables(const LaunchPlan& plan, int index,
+                                                                                  const std::string& master_addr,
+                                                                                  int master_port);
+
 }  // namespace popdist::cli

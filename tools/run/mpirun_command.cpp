@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "argument_text.hpp"
+#include "popdist/error.hpp"
 #include "shell_words.hpp"
 #include "whole_lines.hpp"
 
@@ -46,6 +48,44 @@ std::vector<std::string> take_exports(std::vector<std::string>& words) {
   return exports;
 }
 
+// The words of --mpi-global-args or --mpi-local-args. A ':' (or --app) there would start another
+// app context: a program popdist did not plan, run with none of popdist's variables.
+std::vector<std::string> mpirun_words(const std::vector<std::string>& texts, std::string_view option) {
+  std::vector<std::string> words;
+  for (const auto& text : texts) {
+    auto split = split_shell_words(text, option);
+    for (const auto& word : split) {
+      if (word == ":" || word == "--app" || word == "-app") {
+        throw UsageError(fmt::format("{} {}: '{}' would start another mpirun app context; popdist run starts exactly "
+                                     "one per instance (put the program after '--')",
+                                     option, shown(text), word));
+      }
+    }
+    words.insert(words.end(), split.begin(), split.end());
+  }
+  return words;
+}
+
+// Open MPI's mpirun reads a ':' anywhere on its command line, even among a program's arguments, as
+// the start of another app context. Such words travel as placeholders, and a shell in front of the
+// program puts them back (by position, so no argument of the program can be mistaken for one).
+void append_program(std::vector<std::string>& argv, const std::vector<std::string>& program) {
+  std::string positions;
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    if (program[i] == ":") positions += fmt::format("{}{}", positions.empty() ? "" : ",", i + 1);
+  }
+  if (positions.empty()) {
+    argv.insert(argv.end(), program.begin(), program.end());
+    return;
+  }
+  argv.insert(argv.end(), {"/bin/sh", "-c",
+                           "positions=$1; shift; i=0; n=$#; for word do i=$((i+1)); "
+                           "case ,$positions, in *,$i,*) word=: ;; esac; set -- \"$@\" \"$word\"; done; "
+                           "shift $n; exec \"$@\"",
+                           "popdist-colons", positions});
+  for (const auto& word : program) argv.push_back(word == ":" ? "popdist-colon" : word);
+}
+
 }  // namespace
 
 const std::vector<std::string>& forwardable_variables() {
@@ -57,16 +97,8 @@ const std::vector<std::string>& forwardable_variables() {
 MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
   MpirunCommand command;
   auto& argv = command.argv;
-  std::vector<std::string> global_args;
-  for (const auto& text : options.mpi_global_args) {
-    auto words = split_shell_words(text, "--mpi-global-args");
-    global_args.insert(global_args.end(), words.begin(), words.end());
-  }
-  std::vector<std::string> local_args;
-  for (const auto& text : options.mpi_local_args) {
-    auto words = split_shell_words(text, "--mpi-local-args");
-    local_args.insert(local_args.end(), words.begin(), words.end());
-  }
+  std::vector<std::string> global_args = mpirun_words(options.mpi_global_args, "--mpi-global-args");
+  const std::vector<std::string> local_args = mpirun_words(options.mpi_local_args, "--mpi-local-args");
   const auto global_exports = take_exports(global_args);
   if (!global_exports.empty()) {
     command.decisions.push_back(
@@ -165,6 +197,12 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
     for (const auto& [name, value] : popdist_variables(plan, instance.index)) {
       argv.insert(argv.end(), {"-x", name + "=" + value});
     }
+    if (!context.master_addr.empty()) {
+      for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
+        argv.insert(argv.end(), {"-x", name + "=" + value});
+      }
+    }
+    for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
     argv.insert(argv.end(), local_args.begin(), local_args.end());
     if (options.only_output_from_instance && *options.only_output_from_instance != instance.index) {
       // Open MPI has no per-rank output switch: the other instances run under a shell that sends
@@ -173,7 +211,7 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
     } else if (whole_lines) {
       argv.insert(argv.end(), {context.whole_lines_launcher, whole_lines_command, "--"});
     }
-    argv.insert(argv.end(), options.program.begin(), options.program.end());
+    append_program(argv, options.program);
   }
   return command;
 }

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "launch_plan.hpp"
@@ -25,6 +26,13 @@ struct MpirunContext {
   /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
   /// the output (whole_lines.hpp); empty: the program is started directly.
   std::string whole_lines_launcher;
+  /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
+  /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
+  std::vector<std::pair<std::string, std::string>> exports;
+  /// MASTER_ADDR and MASTER_PORT for every instance (master_endpoint.hpp); empty address: the
+  /// torchrun variables are not exported (unit tests of other parts).
+  std::string master_addr;
+  int master_port = 0;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.
@@ -38,8 +46,9 @@ struct MpirunCommand {
 /// another host (the shell's search paths), plus popdist's own settings.
 [[nodiscard]] const std::vector<std::string>& forwardable_variables();
 
-/// Builds the command. Throws UsageError for unbalanced quotes in --mpi-global-args or
-/// --mpi-local-args.
+/// Builds the command; the program's words reach it verbatim, ':' included. Throws UsageError for
+/// unbalanced quotes in --mpi-global-args or --mpi-local-args, or a ':' or --app there (another
+/// app context).
 [[nodiscard]] MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options,
                                                  const MpirunContext& context);
 

@@ -2,72 +2,123 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <climits>
+
 #include "argument_checks.hpp"
 #include "argument_text.hpp"
 
 namespace popdist::cli {
 namespace {
 
-enum class Answer {
-  Refuse,  ///< asks for IPU resources popdist cannot provide: an error
-  Warn,    ///< has no effect without V-IPU: accepted with a warning
-};
+constexpr std::string_view no_vipu = "popdist talks to no V-IPU server";
+constexpr std::string_view no_partition = "popdist creates and binds no IPU partition";
+constexpr std::string_view no_copies = "popdist copies nothing to the hosts: they need the program and its environment";
 
-struct IpuOption {
-  const char* name;
-  bool is_switch;  ///< takes PopRun's yes/no words
-  Answer answer;
-  const char* why;
-};
+// An IPv4 subnet in CIDR form (a.b.c.d/n), which Open MPI's *_tcp_if_include take as it is.
+std::string subnet_problem(const std::string& text) {
+  const auto bad = [&text] { return fmt::format("{} is not a subnet; expected a.b.c.d/n, e.g. 10.1.0.0/16", shown(text)); };
+  const auto slash = text.find('/');
+  if (slash == std::string::npos) return bad();
+  const char* p = text.data();
+  const char* const end = text.data() + text.size();
+  for (int octet = 0; octet < 4; ++octet) {
+    unsigned value = 256;
+    const auto [next, ec] = std::from_chars(p, end, value);
+    if (ec != std::errc() || next == p || value > 255 || next - p > 3) return bad();
+    p = next;
+    if (*p != (octet < 3 ? '.' : '/')) return bad();
+    ++p;
+  }
+  unsigned prefix = 33;
+  const auto [last, ec] = std::from_chars(p, end, prefix);
+  if (ec != std::errc() || last != end || last == p || prefix > 32) return bad();
+  return {};
+}
 
-// PopRun's option list (PopRun user guide, "PopRun features"), the IPU and configuration part.
-constexpr IpuOption ipu_options[] = {
-    {"--vipu-partition", false, Answer::Refuse, "popdist does not manage IPU partitions (it starts no V-IPU client)"},
-    {"--vipu-server-host", false, Answer::Refuse, "popdist does not manage IPU partitions (it talks to no V-IPU server)"},
-    {"--vipu-cluster", false, Answer::Refuse, "popdist does not manage IPU partitions (it creates none in a V-IPU cluster)"},
-    {"--vipu-allocation", false, Answer::Refuse, "popdist does not manage IPU partitions (it creates none in a V-IPU allocation)"},
-    {"--num-ilds", false, Answer::Refuse, "popdist does not manage IPU partitions or IPU-Link domains"},
-    {"--import-config", false, Answer::Refuse, "popdist run reads no PopRun configuration file; give the options on the command line"},
-    {"--export-config", false, Answer::Refuse, "popdist run writes no PopRun configuration file"},
-    {"--vipu-server-port", false, Answer::Warn, "ignored: popdist talks to no V-IPU server"},
-    {"--vipu-server-timeout", false, Answer::Warn, "ignored: popdist talks to no V-IPU server"},
-    {"--vipu-partition-attempts", false, Answer::Warn, "ignored: popdist binds to no IPU partition"},
-    {"--update-partition", true, Answer::Warn, "ignored: popdist manages no IPU partition to update"},
-    {"--reset-partition", true, Answer::Warn, "ignored: popdist manages no IPU partition to reset"},
-    {"--remove-partition", true, Answer::Warn, "ignored: popdist creates no IPU partition to remove"},
-    {"--offline-mode", true, Answer::Warn, "ignored: popdist never attaches to IPUs, so every run is offline"},
-    {"--executable-cache-path", false, Answer::Warn,
-     "ignored: popdist does not configure Poplar's executable cache; set it in your program's options"},
-    {"--overwrite-config", true, Answer::Warn, "ignored: popdist run writes no configuration file"},
-};
+CLI::Validator subnet() {
+  return CLI::Validator([](std::string& text) { return subnet_problem(text); }, "");
+}
+
+void check_value(CLI::Option& option, std::string_view form) {
+  if (form == "yes|no") {
+    option.expected(0, 1)->check(switch_word());
+  } else if (form == "N") {
+    option.check(whole_number(1, INT_MAX));
+  } else if (form == "SECONDS") {
+    option.check(whole_number(0, INT_MAX));
+  } else if (form == "PORT") {
+    option.check(whole_number(1, 65535));
+  } else if (form == "CIDR") {
+    option.check(subnet());
+  } else {
+    option.check(not_empty());
+  }
+}
 
 }  // namespace
 
+const std::vector<PopRunOption>& poprun_ipu_options() {
+  using A = PopRunAnswer;
+  static const std::vector<PopRunOption> options{
+      {"--import-config", "FILE", A::refuse,
+       "refused: popdist run reads no PopRun configuration file, and ignoring it would drop its options; give them "
+       "on the command line"},
+      {"--export-config", "FILE", A::ignore, "popdist run writes no PopRun configuration file"},
+      {"--overwrite-config", "yes|no", A::ignore, "popdist run writes no PopRun configuration file"},
+      {"--version-format", "TEXT", A::ignore, "popdist run prints no PopRun version"},
+      {"--num-ilds", "N", A::keep,
+       "kept: sets ipuLinkDomainSize = replicas x IPUs per replica / N in POPLAR_TARGET_OPTIONS (unless you set that "
+       "variable), as PopRun does for its partition; no partition is created"},
+      {"--vipu-server-host", "TEXT", A::ignore, no_vipu},
+      {"--vipu-server-port", "PORT", A::ignore, no_vipu},
+      {"--vipu-server-timeout", "SECONDS", A::ignore, no_vipu},
+      {"--vipu-partition", "TEXT", A::ignore, no_partition},
+      {"--vipu-partition-attempts", "N", A::ignore, no_partition},
+      {"--update-partition", "yes|no", A::ignore, no_partition},
+      {"--reset-partition", "yes|no", A::ignore, no_partition},
+      {"--remove-partition", "yes|no", A::ignore, no_partition},
+      {"--vipu-cluster", "TEXT", A::ignore, no_partition},
+      {"--vipu-allocation", "TEXT", A::ignore, no_partition},
+      {"--sync-type", "TEXT", A::ignore, "the sync type is a property of an IPU partition, and popdist creates none"},
+      {"--executable-cache-path", "DIR", A::keep,
+       "kept: exported to every instance as POPDIST_EXECUTABLE_CACHE_PATH (read by IPU TensorFlow and PopDist "
+       "users)"},
+      {"--host-subnet", "CIDR", A::keep,
+       "kept: Open MPI talks over that subnet (--mca btl_tcp_if_include and oob_tcp_if_include)"},
+      {"--synchronise-python-venv", "yes|no", A::ignore, no_copies},
+      {"--synchronise-poplar-sdk", "yes|no", A::ignore, no_copies},
+      {"--distribute-ssh-key", "yes|no", A::ignore, "popdist copies no ssh key: the hosts need password-less ssh"},
+      {"--offline-mode", "yes|no", A::ignore, "popdist attaches no IPUs, so every run is offline"},
+  };
+  return options;
+}
+
 void add_poprun_ipu_options(CLI::App& sub, RunOptions& options) {
-  for (const IpuOption& ipu : ipu_options) {
-    const std::string name = ipu.name;
-    const std::string why = ipu.why;
-    auto* option = sub.add_option_function<std::string>(
-        name, [name, why, &options](const std::string& value) {
-          options.warnings.push_back(fmt::format("{} {}: {}", name, shown(value.empty() ? "yes" : value), why));
-        });
-    option->group("PopRun IPU options (recognized; popdist manages no IPUs)")
-        ->description(std::string(ipu.answer == Answer::Refuse ? "Refused: " : "") + why)
+  for (const PopRunOption& entry : poprun_ipu_options()) {
+    const std::string name(entry.name);
+    const PopRunOption* const known = &entry;
+    auto* option = sub.add_option_function<std::string>(name, [known, name, &options](const std::string& value) {
+      if (known->answer == PopRunAnswer::ignore) {
+        options.notices.push_back(
+            {Notice::Kind::ignored, fmt::format("{} {} ({})", name, shown(value.empty() ? "yes" : value), known->why)});
+      } else if (name == "--executable-cache-path") {
+        options.executable_cache_path = value;
+      } else if (name == "--num-ilds") {
+        options.num_ilds = parse_whole_number(name, value, 1, INT_MAX);
+      } else if (name == "--host-subnet") {
+        options.host_subnet = value;
+      }
+    });
+    option->group("PopRun's IPU options (popdist manages no IPUs)")
+        ->description(std::string(entry.answer == PopRunAnswer::ignore ? "Ignored: " : "") + std::string(entry.why))
+        ->type_name(std::string(entry.value))
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    if (ipu.is_switch) {
-      option->expected(0, 1)->check(switch_word())->type_name("yes|no");
-    } else {
-      option->check(not_empty());
-    }
-    if (ipu.answer == Answer::Refuse) {
-      // A validator, so that CLI11 reports it like any bad value: "--vipu-partition: 'p': ...".
-      option->check(CLI::Validator(
-          [why](std::string& value) {
-            return fmt::format("{}: {}; remove the option (popdist runs the instances on the hosts you give and sets "
-                               "POPDIST_* for them)",
-                               shown(value), why);
-          },
-          ""));
+    check_value(*option, entry.value);
+    if (entry.answer == PopRunAnswer::refuse) {
+      // A validator, so that it is reported like any bad value: "--import-config: 'f': refused: ...".
+      const std::string why(entry.why);
+      option->check(CLI::Validator([why](std::string& value) { return fmt::format("{}: {}", shown(value), why); }, ""));
     }
   }
 }

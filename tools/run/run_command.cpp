@@ -7,6 +7,7 @@
 
 #include "argument_checks.hpp"
 #include "popdist/environment.hpp"
+#include "popdist/version.hpp"
 #include "poprun_ipu_options.hpp"
 #include "run_limits.hpp"
 #include "run_main.hpp"
@@ -35,7 +36,8 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       "The program starts at the first word that is not an option (or after '--').\n"
       "Starts one mpirun; every instance gets POPDIST_NUM_TOTAL_REPLICAS, POPDIST_NUM_LOCAL_REPLICAS,\n"
       "POPDIST_REPLICA_INDEX_OFFSET, POPDIST_NUM_IPUS_PER_REPLICA, POPDIST_UNIFORM_REPLICAS_PER_INSTANCE\n"
-      "and POPDIST_LOCAL_INSTANCE_INDEX. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
+      "and POPDIST_LOCAL_INSTANCE_INDEX, and torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,\n"
+      "GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
       "Exit status: the job's (non-zero when any instance failed); 2 usage error; 127 mpirun not on PATH.");
   // PopRun's command line: `poprun [options] program [args]`. Everything from the first positional
   // word on is the program's, options included.
@@ -81,6 +83,17 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.add_flag("--dry-run", options.dry_run, "Print the mpirun command and each instance's variables; start nothing");
   sub.add_flag("-v,--verbose", options.verbosity, "Say what was decided (-vv: also print the command)");
   sub.add_flag_callback("--vv", [&options] { options.verbosity = std::max(options.verbosity, 2); }, "Very verbose");
+  // PopRun's --version (its --version-format is among the ignored options)
+  sub.set_version_flag("--version", std::string("popdist run (popdist ") + popdist::version() + ")");
+  sub.add_option("--master-addr", options.master_addr,
+                 "torchrun's MASTER_ADDR for every instance [default: your MASTER_ADDR, else 127.0.0.1 on one host, "
+                 "else the first host's address]")
+      ->multi_option_policy(last);
+  sub.add_option("--master-port", options.master_port,
+                 "torchrun's MASTER_PORT for every instance [default: your MASTER_PORT, else a port free on this "
+                 "machine]")
+      ->check(whole_number(1, 65535))
+      ->multi_option_policy(last);
   add_poprun_ipu_options(sub, options);
   sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
 }

@@ -5,8 +5,9 @@
 
 namespace popdist::cli {
 
-/// Each instance is one app context on mpirun's command line (~300 bytes), and Linux limits a
-/// command line to about 2 MB: 4096 contexts is the most that fits with room to spare.
+/// Each instance is one app context on mpirun's command line (~300 bytes plus the program), and
+/// Linux limits a command line to about 2 MB: 4096 contexts fit with a short program (the whole
+/// command is measured before mpirun starts: command_length.hpp).
 inline constexpr int max_instances = 4096;
 /// Hosts beyond the number of instances could not all be used (instances divide evenly).
 inline constexpr int max_hosts = max_instances;

@@ -4,12 +4,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
+#include "command_length.hpp"
 #include "find_program.hpp"
+#include "job_variables.hpp"
 #include "host_source.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
+#include "master_endpoint.hpp"
 #include "mpirun_command.hpp"
+#include "notices.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 #include "shell_words.hpp"
@@ -38,11 +43,14 @@ MpirunContext machine_context(const EnvLookup& env) {
 }
 
 // The command on one line (pasteable), then each instance's host and variables.
-void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan) {
+void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
   fmt::print(out, "{}\n", shell_join(command.argv));
   for (const auto& instance : plan.instances) {
     std::string variables;
     for (const auto& [name, value] : popdist_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
+    for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
+      variables += fmt::format(" {}={}", name, value);
+    }
     fmt::print(out, "instance {} on {}:{}\n", instance.index, plan.hosts[instance.host].name, variables);
   }
   std::fflush(out);
@@ -50,47 +58,89 @@ void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPla
 
 }  // namespace
 
-int run_job(const RunOptions& options, const EnvLookup& env) {
-  LaunchPlan plan;
-  MpirunCommand command;
-  std::string mpirun_path;
-  try {
-    validate_options(options);
-    const HostSelection selection = select_hosts(options, env);
-    validate_hosts(options, selection.hosts, selection.source);
-    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection.hosts);
-    if (options.verbosity >= 1) {
-      say(selection.hosts.empty()
-              ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
-              : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection.source, plan.hosts.size(),
-                            plan.hosts.front().num_instances));
-    }
-    // The command first: its errors (e.g. an unbalanced quote in --mpi-global-args) are usage
-    // errors, reported even where mpirun is missing.
-    command = build_mpirun_command(plan, options, machine_context(env));
-    const auto path = env("PATH").value_or("");
-    const auto mpirun = find_program("mpirun", path);
-    if (!mpirun) {
-      say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
-                      "directory to PATH",
-                      path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
-      return exit_mpirun_not_found;
-    }
-    mpirun_path = *mpirun;
-  } catch (const UsageError& e) {
-    // The same shape as the parser's errors (argument_checks.hpp), in one write.
-    say(fmt::format("error: {}\nRun with --help for more information.", e.what()));
-    return exit_usage;
+int run_job(const RunOptions& parsed, const EnvLookup& env) {
+  // Every problem of the line is reported in one run (notices.hpp): the parser's, in command-line
+  // order, then each later stage's as far as the stages before it allow.
+  std::vector<Notice> notices = parsed.notices;
+  const auto error = [&notices](std::string text) { notices.push_back({Notice::Kind::error, std::move(text)}); };
+  auto problems = option_problems(parsed);
+  const PopRunEffects effects = problems.empty() ? poprun_effects(parsed, env) : PopRunEffects{};
+  for (auto& problem : problems) error(std::move(problem));
+  RunOptions options = parsed;
+  if (!effects.mpi_global_args.empty()) {
+    options.mpi_global_args.insert(options.mpi_global_args.begin(), effects.mpi_global_args);
   }
 
-  if (options.only_output_from_instance) {
-    say(fmt::format("warning: --only-output-from-instance {} hides the output of every other instance, including "
-                    "their error messages",
-                    *options.only_output_from_instance));
+  LaunchPlan plan;
+  MpirunCommand command;
+  MpirunContext context;
+  std::string mpirun_path;
+  std::optional<HostSelection> selection;
+  try {
+    selection = select_hosts(options, env);
+    validate_hosts(options, selection->hosts, selection->source);
+  } catch (const UsageError& e) {
+    error(e.what());
   }
-  for (const auto& warning : command.warnings) say("warning: " + warning);
+  if (!has_errors(notices)) {
+    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection->hosts);
+  }
+  try {
+    // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
+    // too; its shape needs a plan, any plan will do to find them.
+    context = machine_context(env);
+    context.exports = effects.exports;
+    const bool planned = !has_errors(notices);
+    std::string master_decision;
+    if (planned) {
+      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (master_endpoint.hpp).
+      const MasterEndpoint master = choose_master(plan, options, env, real_network());
+      context.master_addr = master.address;
+      context.master_port = master.port;
+      master_decision = master.decision;
+    }
+    command = build_mpirun_command(planned ? plan : plan_launch(1, 1, 1, {}), options, context);
+    if (!master_decision.empty()) command.decisions.push_back(master_decision);
+    if (planned) {
+      check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
+                           options.program);
+    }
+  } catch (const UsageError& e) {
+    error(e.what());
+  }
+  if (has_errors(notices)) {
+    print_notices(stderr, notices);
+    std::fputs("Run with --help for more information.\n", stderr);
+    return exit_usage;
+  }
+  if (options.verbosity >= 1) {
+    say(selection->hosts.empty()
+            ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
+            : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection->source, plan.hosts.size(),
+                          plan.hosts.front().num_instances));
+  }
+  const auto path = env("PATH").value_or("");
+  const auto mpirun = find_program("mpirun", path);
+  if (!mpirun) {
+    say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
+                    "directory to PATH",
+                    path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
+    return exit_mpirun_not_found;
+  }
+  mpirun_path = *mpirun;
+
+  // The warnings, once, before the job starts.
+  if (options.only_output_from_instance) {
+    notices.push_back({Notice::Kind::warning,
+                       fmt::format("--only-output-from-instance {} hides the output of every other instance, "
+                                   "including their error messages",
+                                   *options.only_output_from_instance)});
+  }
+  for (const auto& warning : command.warnings) notices.push_back({Notice::Kind::warning, warning});
+  print_notices(stderr, notices);
   if (options.verbosity >= 1) {
     say(fmt::format("mpirun: {}", mpirun_path));
+    for (const auto& decision : effects.decisions) say(decision);
     for (const auto& decision : command.decisions) say(decision);
   }
   if (options.print_topology) {
@@ -98,10 +148,10 @@ int run_job(const RunOptions& options, const EnvLookup& env) {
     std::fflush(stdout);
   }
   if (options.dry_run) {
-    print_command(stdout, command, plan);
+    print_command(stdout, command, plan, context);
     return 0;
   }
-  if (options.verbosity >= 2) print_command(stderr, command, plan);
+  if (options.verbosity >= 2) print_command(stderr, command, plan, context);
   try {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "notices.hpp"
+
 namespace popdist::cli {
 
 /// The options of `popdist run`, named after PopRun's.
@@ -24,8 +26,14 @@ struct RunOptions {
   bool numa_aware = false;
   bool dry_run = false;
   int verbosity = 0;                          ///< -v 1, -vv 2
-  std::vector<std::string> warnings;          ///< PopRun options accepted but without effect here
+  /// PopRun options kept for their meaning off IPUs (poprun_ipu_options.hpp)
+  std::optional<std::string> executable_cache_path;  ///< exported as POPDIST_EXECUTABLE_CACHE_PATH
+  std::optional<int> num_ilds;                        ///< IPU-Link domains: POPLAR_TARGET_OPTIONS' ipuLinkDomainSize
+  std::optional<std::string> host_subnet;             ///< Open MPI's TCP interfaces (btl and oob)
+  std::vector<Notice> notices;                ///< what the parser has to say (ignored PopRun options)
   std::vector<std::string> program;           ///< the program and its arguments
+  std::optional<std::string> master_addr;     ///< --master-addr (torchrun's MASTER_ADDR for every instance)
+  std::optional<int> master_port;             ///< --master-port (torchrun's MASTER_PORT)
 };
 
 /// --num-replicas, or one replica per instance when it was not given.

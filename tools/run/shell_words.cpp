@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "argument_text.hpp"
 #include "popdist/error.hpp"
 
 namespace popdist::cli {
@@ -19,7 +20,7 @@ std::vector<std::string> split_shell_words(std::string_view text, std::string_vi
     } else if (c == '\'') {
       const std::size_t close = text.find('\'', i + 1);
       if (close == std::string_view::npos) {
-        throw UsageError(fmt::format("{} '{}': unterminated single quote", what, text));
+        throw UsageError(fmt::format("{} {}: unterminated single quote", what, shown(text)));
       }
       word.append(text.substr(i + 1, close - i - 1));
       i = close;
@@ -32,11 +33,11 @@ std::vector<std::string> split_shell_words(std::string_view text, std::string_vi
         }
         word += text[j];
       }
-      if (j >= text.size()) throw UsageError(fmt::format("{} '{}': unterminated double quote", what, text));
+      if (j >= text.size()) throw UsageError(fmt::format("{} {}: unterminated double quote", what, shown(text)));
       i = j;
       in_word = true;
     } else if (c == '\\') {
-      if (i + 1 >= text.size()) throw UsageError(fmt::format("{} '{}': trailing backslash", what, text));
+      if (i + 1 >= text.size()) throw UsageError(fmt::format("{} {}: trailing backslash", what, shown(text)));
       word += text[++i];
       in_word = true;
     } else {

@@ -3,6 +3,7 @@
 // anything starts. Each failure is a UsageError whose message names the option, its value and
 // what was expected (the CLI turns it into exit status 2).
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,8 +12,13 @@
 
 namespace popdist::cli {
 
-/// Counts >= 1, replicas divisible by instances, --host/--hostfile exclusive, a program given,
-/// --only-output-from-instance in 0..instances-1.
+/// Every problem of the options together, in a fixed order: a program given, counts in range,
+/// replicas divisible by instances, an instance's IPUs a power of two, IPUs divisible by
+/// --num-ilds, --host/--hostfile exclusive, --only-output-from-instance in 0..instances-1.
+/// (The parser already holds the ranges; checked again for callers that fill RunOptions themselves.)
+[[nodiscard]] std::vector<std::string> option_problems(const RunOptions& options);
+
+/// Throws UsageError with the first of option_problems().
 void validate_options(const RunOptions& options);
 
 /// Instances divisible by the number of hosts (`source` names where the hosts came from, e.g.

@@ -43,17 +43,58 @@ struct Stream {
   int to = -1;    ///< our own stdout or stderr
   std::string held;
 
-  // Passes on every complete line in one write; keeps the rest (unless it grew too long).
+  /// The last character passed on: after a return or a newline the terminal's cursor is at the
+  /// start of a line, where a return changes nothing (see write_segments).
+  char last_passed = '\n';
+
+  // Passes on every complete line, and every progress update at once: programs draw progress in
+  // place with carriage returns, as `text\r` (C's printf) or `\rtext` (tqdm, Lightning's bar); the
+  // line they draw on may never end. Keeps the rest of a line that is still being written (unless
+  // it grew too long).
   void pass_on_lines(bool at_end) {
-    // A last line without its newline gets one: Open MPI would glue the next instance's tagged
-    // output onto it.
+    // A last line without its newline gets one, as does progress left drawn: Open MPI would glue
+    // the next instance's tagged output onto it.
     if (at_end && !held.empty() && held.back() != '\n') held += '\n';
+    if (at_end && held.empty() && last_passed == '\r') held = "\n";
     const std::size_t last_newline = held.rfind('\n');
+    const std::size_t last_return = held.rfind('\r');
     std::size_t upto = last_newline == std::string::npos ? 0 : last_newline + 1;
-    if (held.size() >= max_held) upto = held.size();
+    const bool drawing = last_return != std::string::npos &&
+                         (last_newline == std::string::npos || last_return > last_newline);
+    if (drawing || held.size() >= max_held) upto = held.size();
     if (upto == 0) return;
-    write_all(to, held.data(), upto);  // a closed stdout is the reader's choice: keep draining
+    write_segments(upto, drawing);
     held.erase(0, upto);
+  }
+
+  // Open MPI tags the start of each piece it reads (and after each newline, never after a
+  // return). So each update is one write that ends in a return, and an update written as
+  // `\rtext` is passed on as `text\r`: its leading return, coming where the cursor is already at
+  // the start of the line, is skipped. The tag then starts each update on the terminal instead
+  // of being overwritten by it, and updates written at once stay separately tagged pieces. Runs
+  // of whole lines stay one write; "\r\n" is a line end.
+  void write_segments(std::size_t upto, bool drawing) {
+    std::string piece;
+    auto pass = [&] {
+      write_all(to, piece.data(), piece.size());  // a closed stdout is the reader's choice: keep draining
+      last_passed = piece.back();
+      piece.clear();
+    };
+    for (std::size_t i = 0; i < upto; ++i) {
+      const char c = held[i];
+      if (c == '\r' && !(i + 1 < upto && held[i + 1] == '\n')) {
+        if (piece.empty() && (last_passed == '\r' || last_passed == '\n')) continue;
+        piece += c;
+        pass();
+        continue;
+      }
+      piece += c;
+    }
+    if (piece.empty()) return;
+    // The update being drawn (text after a return, no newline yet): passed on now, with the return
+    // the program writes before its next update (skipped then).
+    if (drawing && piece.back() != '\n') piece += '\r';
+    pass();
   }
 
   void read_some() {

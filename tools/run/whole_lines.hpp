@@ -6,6 +6,8 @@
 // `popdist run` starts each instance as `popdist _whole-lines -- program args`: the program's
 // stdout and stderr go to pipes read here, and reach Open MPI one write per run of complete lines
 // (a last line without a newline gets one, or the next instance's output would be glued to it).
+// Progress drawn in place (`\r`: C's `printf("%d%%\r")`, tqdm's and Lightning's `\rbar`) is passed
+// on at once, one write per segment, so that it stays live and each update carries one tag.
 
 #include <string>
 #include <vector>

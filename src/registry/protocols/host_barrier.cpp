@@ -81,13 +81,13 @@ void mark_forked_child() noexcept { g_forked_child.store(true, std::memory_order
 
 }  // namespace
 
-HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shared_comm_(shared) {
+HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
   static const int registered = pthread_atfork(nullptr, nullptr, mark_forked_child);
   (void)registered;
   MpiLock lock;
-  check_mpi(MPI_Comm_set_errhandler(shared_comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  check_mpi(MPI_Comm_rank(shared_comm_, &local_rank_), "MPI_Comm_rank");
-  check_mpi(MPI_Comm_size(shared_comm_, &local_count_), "MPI_Comm_size");
+  check_mpi(MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(MPI_Comm_rank(shared, &local_rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(shared, &local_count_), "MPI_Comm_size");
   const bool oversubscribed = local_count_ > usable_cores();
   spin_polls_ = oversubscribed ? 0 : kSpinPolls;
   yield_polls_ = oversubscribed ? kOversubscribedYieldPolls : kYieldPolls;
@@ -100,7 +100,7 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shar
           ? static_cast<MPI_Aint>(sizeof(Shared) + alignof(Shared) - 1 +
                                   static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>))
           : 0;
-  const int allocated = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared_comm_, &base, &window_);
+  const int allocated = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared, &base, &window_);
   MPI_Aint size = 0;
   int unit = 0;
   const int queried =
@@ -133,14 +133,14 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) : shar
   // Every instance learns whether the job spans hosts (non-leaders do not hold the communicator),
   // and nobody touches the words before the leader has constructed them.
   int from_leader[2] = {leaders_size_, offset};
-  check_mpi(MPI_Bcast(from_leader, 2, MPI_INT, 0, shared_comm_), "MPI_Bcast");
+  check_mpi(MPI_Bcast(from_leader, 2, MPI_INT, 0, shared), "MPI_Bcast");
   leaders_size_ = from_leader[0];
   if (local_rank_ != 0) shared_ = reinterpret_cast<Shared*>(static_cast<char*>(base) + from_leader[1]);
   slots_ = reinterpret_cast<std::atomic<std::uint64_t>*>(reinterpret_cast<char*>(shared_) + sizeof(Shared));
   // The instances of the host by local rank, for naming the ones a timed wait misses.
   MPI_Group shared_group = MPI_GROUP_NULL;
   MPI_Group world_group = MPI_GROUP_NULL;
-  check_mpi(MPI_Comm_group(shared_comm_, &shared_group), "MPI_Comm_group");
+  check_mpi(MPI_Comm_group(shared, &shared_group), "MPI_Comm_group");
   check_mpi(MPI_Comm_group(world, &world_group), "MPI_Comm_group");
   std::vector<int> local_ranks(static_cast<std::size_t>(local_count_));
   for (int i = 0; i < local_count_; ++i) local_ranks[static_cast<std::size_t>(i)] = i;
@@ -188,7 +188,6 @@ HostBarrier::~HostBarrier() {
   if (fallback_ != MPI_COMM_NULL) MPI_Comm_free(&fallback_);
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
-  if (shared_comm_ != MPI_COMM_NULL) MPI_Comm_free(&shared_comm_);
 }
 
 void HostBarrier::wait_for_generation(std::uint32_t seen) const {

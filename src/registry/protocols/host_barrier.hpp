@@ -31,9 +31,10 @@ class HostBarrier {
  public:
   /// Collective over `world` (every instance): allocates the window on each host and the
   /// leaders' communicator. `shared` is world split by shared memory with the world rank as key
-  /// (init() made it already); the barrier takes it over and frees it. Throws MpiError.
+  /// (the runtime's host split, made by init()); the barrier uses it only while it is built, and
+  /// the runtime frees it. Throws MpiError.
   HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared);
-  /// Frees the window and the communicators (finalize); never throws.
+  /// Frees the window and the leaders' communicator (finalize); never throws.
   ~HostBarrier();
   HostBarrier(const HostBarrier&) = delete;
   HostBarrier& operator=(const HostBarrier&) = delete;
@@ -96,7 +97,6 @@ class HostBarrier {
   [[nodiscard]] int gave_up_by() const noexcept;
   [[nodiscard]] std::atomic<std::uint64_t>& slot(int local_rank) const noexcept { return slots_[local_rank]; }
 
-  MPI_Comm shared_comm_ = MPI_COMM_NULL;
   MPI_Comm leaders_ = MPI_COMM_NULL;  ///< MPI_COMM_NULL on non-leaders
   MPI_Win window_ = MPI_WIN_NULL;
   /// A duplicate of the world when the window was not usable anywhere: wait() is MPI_Barrier on it.

@@ -88,6 +88,7 @@
 #include "registry/protocols/host_barrier.hpp"
 #include "registry/protocols/timed_rounds.hpp"
 #include "registry/registry.hpp"
+#include "registry/synchronize_guard.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -190,24 +191,6 @@ std::vector<int> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm 
   return flag != 0 ? take_gave_up(entry, rounds, status, control) : std::vector<int>();
 }
 
-/// Holds the set's `timed_in_progress` for one round: a second thread gets an error instead of
-/// sharing the set's buffers and requests.
-class RoundInProgress {
- public:
-  explicit RoundInProgress(Entry& entry) : entry_(entry) {
-    if (entry.timed_in_progress.exchange(true, std::memory_order_acquire)) {
-      throw UsageError(fmt::format("synchronize over {} ('{}'): another thread of this instance is already in a timed "
-                                   "synchronize over this set; one synchronize per set at a time",
-                                   format_set(entry.members), entry.name));
-    }
-  }
-  ~RoundInProgress() { entry_.timed_in_progress.store(false, std::memory_order_release); }
-  RoundInProgress(const RoundInProgress&) = delete;
-  RoundInProgress& operator=(const RoundInProgress&) = delete;
-
- private:
-  Entry& entry_;
-};
 
 /// On every way out of a round (exceptions included): cancels the ARRIVED receives still
 /// posted, so that none of them takes the next round's message, and hands the sends still in
@@ -311,7 +294,7 @@ namespace {
 /// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
 /// in shared memory, no message at all; it names the missing from their slots.
 void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me) {
-  const RoundInProgress in_progress(entry);
+  const TimedTurn in_turn(entry);
   auto outcome = host.wait_until(deadline);
   switch (outcome.kind) {
     case HostBarrier::TimedOutcome::Met:
@@ -337,15 +320,12 @@ void timed_barrier(Entry& entry, double seconds) {
   const auto start = Clock::now();
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
-  if (&entry == g_hot.root.load(std::memory_order_relaxed)) {
-    auto* host = g_hot.host_barrier.load(std::memory_order_acquire);
-    if (host != nullptr && !host->spans_hosts()) {
-      timed_host_barrier(entry, *host, seconds, deadline, me);
-      return;
-    }
+  if (auto* host = entry.host_barrier; host != nullptr && !host->spans_hosts()) {
+    timed_host_barrier(entry, *host, seconds, deadline, me);
+    return;
   }
 
-  const RoundInProgress in_progress(entry);
+  const TimedTurn in_turn(entry);
   auto& rounds = rounds_of(entry, me, control);
 
   // A send of the previous round still in flight reads the old buffers: write new ones.

@@ -1,7 +1,12 @@
 // Uses the installed popdist: detection from an injected environment (no MPI started), device
 // ids, replica grouping, and a runtime query so that the MPI-backed library links as well.
 #include <popdist/popdist.hpp>
+// PopDist's own header names compile against popdist too (README: PopDist's C++ API).
+#include <popdist/backend.hpp>
+#include <popdist/collectives.hpp>
+#include <popdist/context.hpp>
 
+#include <cstdint>
 #include <iostream>
 
 int main() {
@@ -28,5 +33,21 @@ int main() {
     std::cout << "caught EnvironmentError naming " << (std::string(error.what()).find("OMPI_COMM_WORLD_RANK") != std::string::npos ? "the variable" : "nothing") << "\n";
   }
   std::cout << "backend initialized: " << (popdist::is_initialized() ? "yes" : "no") << "\n";
+  // A PopDist program, unlaunched: one instance, so the collectives work without init().
+  float weights[2] = {1.0f, 2.0f};
+  popdist::collectives::broadcast(weights, 2, popdist::collectives::FLOAT, 0, popdist::defaultCommunicatorId());
+  std::uint16_t half = popdist::collectives::float_to_half(0.5f);
+  popdist::collectives::allReduceSum(&half, 1, popdist::collectives::HALF);
+  std::int64_t gathered = 0;
+  const std::int64_t mine = 7;
+  popdist::collectives::allGather(&mine, &gathered, 1);
+  popdist::collectives::sequential::broadcast(weights, 2, popdist::collectives::FLOAT, 0);
+  try {
+    popdist::registerCommunicator({0});  // needs init()
+  } catch (const popdist::popdist_error&) {
+    std::cout << "PopDist API: instance " << popdist::getInstanceIndex() << " of " << popdist::getNumInstances()
+              << ", gathered " << gathered << ", half " << popdist::collectives::half_to_float(half)
+              << ", popdist_error caught\n";
+  }
   return 0;
 }

@@ -4,6 +4,7 @@ import itertools
 import math
 import os
 import tempfile
+import threading
 import time
 
 import pytest
@@ -142,3 +143,49 @@ def test_errors_name_the_python_call_and_infinity_means_no_limit():
             popdist.registerCommunicator(range(SIZE), "named-twice")
     popdist.synchronize(participants=range(SIZE), timeout=math.inf)
     popdist.synchronize(timeout=math.inf)
+
+
+def test_threads_calling_untimed_synchronize_at_once_take_turns():
+    # 4 threads per instance, at once, over the host barrier's set (all) and a communicator's: each
+    # call is one whole barrier, so every instance makes as many and nobody is left waiting.
+    members = set(range(SIZE)) if SIZE < 3 else {0, SIZE - 1}
+    errors = []
+
+    def calls():
+        try:
+            for _ in range(25):
+                popdist.synchronize()
+                popdist.synchronize(participants=members)
+        except Exception as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=calls) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads), "a thread is still in synchronize after 120 s"
+    assert errors == []
+    popdist.synchronize(timeout=30)  # and the instances still agree on every count
+
+
+@needs_ranks(2)
+def test_a_timed_synchronize_does_not_wait_for_another_threads_turn():
+    directory = shared_directory()
+    marker = os.path.join(directory, "refused")
+    if RANK == 0:
+        holder = threading.Thread(target=popdist.synchronize)  # waits for the others: holds the turn
+        holder.start()
+        time.sleep(2)  # the holder is inside its barrier by now
+        with pytest.raises(popdist.UsageError) as error:
+            popdist.synchronize(timeout=5)
+        open(marker, "w").close()
+        holder.join(timeout=60)
+        assert not holder.is_alive()
+        message = str(error.value)
+        assert "another thread of this instance" in message and "does not wait for its turn" in message
+    else:
+        deadline = time.monotonic() + 60
+        while not os.path.exists(marker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        popdist.synchronize()

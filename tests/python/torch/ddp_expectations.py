@@ -28,6 +28,15 @@ def check_job(found, instances):
     assert len({x for s in dropped for x in s}) == (10 // instances) * instances, f"drop_last shards overlap: {dropped}"
     assert {r["batches"] for r in found.values()} == {math.ceil(math.ceil(50 / instances) / 4)}
 
+    # torch's sampler contract, index for index.
+    for index, r in found.items():
+        assert r["torch_signature"][0] == r["torch_signature"][1], r["torch_signature"]
+        assert r["same_as_torch"], f"instance {index}: popdist's sampler differs from torch's with the same arguments"
+        assert r["seed_none_after_manual_seed"] == 1234 and r["seed_none_same_as_torch"], r
+        replicas, rank = r["disagreeing_errors"]
+        assert replicas and f"num_replicas={instances + 1}" in replicas and f"{instances} instance(s)" in replicas, r
+        assert rank and f"rank={(index + 1) % (instances + 1)}" in rank and f"instance {index} of {instances}" in rank, r
+
     mismatch = [r["mismatch_error"] for r in found.values()]
     if instances == 1:
         assert mismatch == [None]

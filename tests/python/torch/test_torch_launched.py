@@ -93,7 +93,14 @@ if MPIRUN is None:
 
 # Under `popdist run` nothing sets RANK; under mpirun only OMPI_* do: in both, Lightning must learn
 # every rank from PopdistEnvironment (one checkpoint writer, the others silent).
-@pytest.mark.parametrize("launch", [popdist_run_argv, mpirun_argv], ids=["popdist_run", "mpirun"])
+def torchrun_argv(instances, *command):
+    return [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", str(instances),
+            *command[1:]]
+
+
+# One script, every launcher: its loaders are built before fit() (under torchrun the instances then
+# agree on the seed through torchrun's agent store: no process group exists yet).
+@pytest.mark.parametrize("launch", [popdist_run_argv, mpirun_argv, torchrun_argv], ids=["popdist_run", "mpirun", "torchrun"])
 def test_lightning(tmp_path, launch):
     pytest.importorskip("lightning", reason="popdist.lightning needs Lightning (pip install lightning)")
     result = run(launch(2, *python("lightning_checks.py", tmp_path)), timeout=240)
@@ -104,8 +111,31 @@ def test_lightning(tmp_path, launch):
         assert (r["global_rank"], r["world_size"], r["local_rank"], r["node_rank"]) == (index, 2, index, 0)
         assert r["is_global_zero"] == (index == 0)
         assert r["sampler"] == "DistributedSampler"  # Lightning kept popdist's sampler
+        assert r["validated"] == ["val_loss"], r["validated"]
         message = r["mismatch_error"]
         assert message and "asks for 3 processes" in message and "job has 2 instances" in message, message
+        warned = r["set_world_size_warnings"]
+        assert len(warned) == 1 and "asks for 3 processes" in warned[0] and "ignored" in warned[0], warned
     assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
+    assert sum(r["predicted_samples"] for r in found.values()) == 32, "predict() did not cover the data set once"
     checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
     assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"
+
+
+def test_an_outsider_learns_nothing_from_the_store_and_writes_nothing(tmp_path):
+    """Instance 0 starts a process outside the job (same user, no secret) against the job's store:
+    torch's client, the raw protocol with a wrong answer, and the port through non-loopback addresses.
+    (popdist run and mpirun reach the same rendezvous code: one launcher suffices.)"""
+    result = run(mpirun_argv(2, *python("store_outsider.py", tmp_path)))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    assert {r["store_class"] for r in found.values()} == {"JobStore"}
+    assert {r["sum"] for r in found.values()} == {3.0}
+    outsider = found[0]["outsider"]
+    assert isinstance(outsider, dict), f"the outsider failed: {outsider}"
+    assert "tcpstore_keys" not in outsider, f"torch's client listed the job's keys: {outsider}"
+    assert outsider.get("challenge_bytes") == 32, outsider
+    assert outsider.get("reply_after_bad_answer", "") == "", f"the store answered a client without the secret: {outsider}"
+    assert found[0]["evil_key_present"] is False
+    # one host: the store listens on 127.0.0.1 only
+    assert outsider["reached_through"] == [], f"the store is reachable beyond loopback: {outsider}"

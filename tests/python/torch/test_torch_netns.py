@@ -32,3 +32,19 @@ def test_two_namespace_hosts(tmp_path):
     check_job(found, 2)
     # Instance 1's own loopback is not instance 0's: it must have reached instance 0 over eth0.
     assert found[1]["store_address"] == "10.200.0.1", found[1]["store_address"]
+
+
+@pytest.mark.skipif(os.environ.get("POPDIST_NETNS_HOSTS") != "1",
+                    reason="needs the network-namespace hosts h1, h2: run by CTest as torch.netns (label netns)")
+def test_torch_env_script_under_popdist_run(tmp_path):
+    # An unmodified env:// script: MASTER_ADDR is h1 as the launching host (h1) resolves it, which
+    # h2 reaches over eth0.
+    testbed = Path(os.environ["POPDIST_TESTBED"])
+    cli = os.environ.get("POPDIST_CLI") or "popdist"
+    mpi_args = " ".join(OPEN_MPI_ARGS[:12] + ["--mca", "plm_rsh_agent", str(testbed / "netns_rsh.sh")])
+    result = run([testbed / "on_host.sh", "h1", cli, "run", "--num-instances", "2", "--host", "h1,h2",
+                  "--mpi-global-args", mpi_args, "--", *python("torch_env_script.py", tmp_path)], timeout=200)
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    assert [found[i]["environment"]["MASTER_ADDR"] for i in (0, 1)] == ["10.200.0.1"] * 2
+    assert all(r["all_reduce"] == 3 for r in found.values())

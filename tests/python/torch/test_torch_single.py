@@ -77,7 +77,8 @@ BAD_CALLS = {  # call -> what its UsageError must say
     "popdist.torch.init_process_group(backend='cpu:gloo,cuda:bogus')": "backend='cpu:gloo,cuda:bogus' is not",
     "popdist.torch.init_process_group(backend=3)": "init_process_group: backend must be a str",
     "popdist.torch.init_process_group(rank=1)": "rank=1 is decided by popdist",
-    "popdist.torch.DataLoader([1], sampler=None)": "the sampler is popdist's DistributedSampler",
+    "popdist.torch.DistributedSampler([1, 2], 2, 0)": "num_replicas=2 disagrees with popdist's context (num_replicas 1",
+    "popdist.torch.DistributedSampler([1, 2], num_replicas=1, rank=1)": "rank=1 disagrees with popdist's context (rank 0",
 }
 
 
@@ -120,3 +121,47 @@ def test_bad_master_port_names_the_variable():
     code = ("import json, os, popdist, popdist._torch_rendezvous as r\nos.environ['MASTER_PORT'] = '70000'\n"
             "try:\n    r.agree(1, 5)\nexcept popdist.PopDistError as e:\n    print(json.dumps(str(e)))\n")
     assert "MASTER_PORT='70000' is not a TCP port" in run_code(code)
+
+
+def test_sampler_is_torchs_in_a_world_of_one():
+    # torch's signature, and seed=None is torch's seed: the order follows torch.manual_seed.
+    found = run_code("""
+import json, torch, popdist.torch
+from torch.utils.data.distributed import DistributedSampler as Torch
+data = list(range(20))
+found = {"positional": list(popdist.torch.DistributedSampler(data, 1, 0, True, 5)) == list(Torch(data, 1, 0, True, 5))}
+torch.manual_seed(42)
+ours = popdist.torch.DistributedSampler(data)
+found["seed"] = ours.seed
+found["same"] = list(ours) == list(Torch(data, 1, 0, seed=42))
+torch.manual_seed(42)
+found["reproducible"] = list(popdist.torch.DistributedSampler(data)) == list(ours)
+# A sampler of the caller's (Lightning's rebuild passes sampler= and shuffle=) is used as is.
+given = torch.utils.data.SequentialSampler(data)
+loader = popdist.torch.DataLoader(data, batch_size=5, shuffle=True, sampler=given)
+found["given_sampler"] = loader.sampler is given and [b.tolist() for b in loader][0] == [0, 1, 2, 3, 4]
+print(json.dumps(found))
+""")
+    assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True, "given_sampler": True}
+
+
+def test_unreachable_master_addr_alone_is_one_clear_error():
+    # A single process whose MASTER_ADDR does not answer: one RendezvousError naming the address and
+    # port, without torch's client retrying (a warning with a C++ stack trace per attempt).
+    pytest.importorskip("lightning", reason="PopdistEnvironment needs Lightning (pip install lightning)")
+    code = """
+import json, popdist.lightning, popdist.torch
+try:
+    popdist.lightning.PopdistEnvironment(timeout=20).main_address
+    print(json.dumps(None))
+except popdist.torch.RendezvousError as error:
+    print(json.dumps(str(error)))
+"""
+    # 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned, so nothing answers there.
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                            env=environment(MASTER_ADDR="192.0.2.1", MASTER_PORT="29533"), check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    message = json.loads(result.stdout.strip().splitlines()[-1])
+    assert message and "192.0.2.1:29533" in message and "MASTER_ADDR" in message, message
+    # torch's client logs each retry as "[W... socket.cpp:...] [c10d] The client socket has failed to connect".
+    assert "[c10d]" not in result.stderr and "failed to connect" not in result.stderr, result.stderr

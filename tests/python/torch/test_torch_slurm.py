@@ -45,3 +45,17 @@ def test_lightning_srun_two_nodes(tmp_path):
     assert found[0]["weights"] == found[1]["weights"], "weights differ after Lightning DDP training"
     checkpoints = sorted(p.name for p in (tmp_path / "run").rglob("*.ckpt"))
     assert len(checkpoints) == 1, f"expected one checkpoint file written by instance 0, found {checkpoints}"
+
+
+@pytest.mark.skipif(os.environ.get("POPDIST_SLURM_CLUSTER") != "1",
+                    reason="needs the Slurm testbed cluster: run by CTest as torch.slurm (label slurm)")
+@pytest.mark.skipif(shutil.which("srun") is None, reason="srun (Slurm) is not on PATH")
+def test_traceback_behind_torchs_excepthook_srun():
+    # As test_torch_errors.py under popdist run and mpirun: instance 1 raises after
+    # init_process_group() (torch wrapped the hook); its traceback reaches srun's stderr.
+    result = run(["srun", "-N2", "-n2", "--ntasks-per-node=1", "--mpi=pmix", "--time=2", "--kill-on-bad-exit=1",
+                  *python("uncaught_after_torch.py", "raise")], timeout=200, SLURM_CONF=os.environ["SLURM_CONF"])
+    assert result.returncode != 0
+    assert "unreachable" not in result.stdout
+    for line in ("[rank1]: Traceback (most recent call last):", "[rank1]: ValueError: boom on instance 1"):
+        assert line in result.stderr, result.stderr

@@ -42,9 +42,10 @@ if mode == "failure":
 
 popdist.torch.init_process_group()
 rank, world = dist.get_rank(), dist.get_world_size()
-# Where this instance reached the rendezvous store (None under torchrun and in a world of one).
+# Where this instance reached the rendezvous store: torch's TCPStore or the job's store (None under
+# torchrun and in a world of one).
 store = popdist.torch._store
-report["store_address"] = store.host if isinstance(store, dist.TCPStore) else None
+report["store_address"] = store.host if isinstance(store, dist.TCPStore) else getattr(store, "address", None)
 report.update(rank=rank, world_size=world, backend=str(dist.get_backend()), device=str(popdist.torch.device()))
 value = torch.tensor([float(rank + 1)])
 dist.all_reduce(value)
@@ -63,6 +64,33 @@ report["shard_drop_last"] = list(dropping)
 loader = popdist.torch.DataLoader(torch.utils.data.TensorDataset(torch.arange(50.0)), batch_size=4, shuffle=True,
                                   seed=11)
 report["batches"] = len(list(loader))
+
+# torch's signature: positional or keyword num_replicas/rank agreeing with popdist's context; the
+# same indices as torch's own sampler with the same arguments; seed=None is torch's seed on
+# instance 0 (torch.manual_seed makes it reproducible); a disagreeing value is an error naming both.
+report["torch_signature"] = [list(popdist.torch.DistributedSampler(dataset, world, rank, seed=3)),
+                             list(popdist.torch.DistributedSampler(dataset, num_replicas=world, rank=rank, seed=3))]
+report["same_as_torch"] = True
+for shuffle in (True, False):
+    for drop_last in (False, True):
+        ours = popdist.torch.DistributedSampler(dataset, world, rank, shuffle, 7, drop_last)
+        theirs = torch.utils.data.distributed.DistributedSampler(dataset, world, rank, shuffle, 7, drop_last)
+        for epoch in (0, 1):
+            ours.set_epoch(epoch)
+            theirs.set_epoch(epoch)
+            report["same_as_torch"] &= list(ours) == list(theirs)
+torch.manual_seed(1234 + 0)  # the same everywhere, as seed_everything does; instance 0's decides
+report["seed_none_after_manual_seed"] = popdist.torch.DistributedSampler(dataset).seed
+report["seed_none_same_as_torch"] = (
+    list(popdist.torch.DistributedSampler(dataset)) ==
+    list(torch.utils.data.distributed.DistributedSampler(dataset, world, rank, seed=1234)))
+report["disagreeing_errors"] = []
+for kwargs in ({"num_replicas": world + 1}, {"rank": (rank + 1) % (world + 1)}):
+    try:
+        popdist.torch.DistributedSampler(dataset, **kwargs)
+        report["disagreeing_errors"].append(None)
+    except popdist.UsageError as error:
+        report["disagreeing_errors"].append(str(error))
 
 # An explicit seed that differs between instances: an error on every instance; the job goes on.
 try:

@@ -1,0 +1,16 @@
+from . import checkNumIpusPerReplica as checkNumIpusPerReplica
+from . import execute_on_instances as execute_on_instances
+from . import getDeviceId as getDeviceId
+from . import getInstanceIndex as getInstanceIndex
+from . import getLocalInstanceIndex as getLocalInstanceIndex
+from . import getNumInstances as getNumInstances
+from . import getNumIpusPerReplica as getNumIpusPerReplica
+from . import getNumLocalReplicas as getNumLocalReplicas
+from . import getNumTotalReplicas as getNumTotalReplicas
+from . import getReplicaIndexOffset as getReplicaIndexOffset
+from . import init as init
+from . import isBackendInitialized as isBackendInitialized
+from . import isPopdistEnvSet as isPopdistEnvSet
+from . import isUniformReplicasPerInstance as isUniformReplicasPerInstance
+from . import registerCommunicator as registerCommunicator
+from . import synchronize as synchronize

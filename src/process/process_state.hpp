@@ -1,0 +1,58 @@
+#pragma once
+// The process-wide state of popdist, in one place (the shape of Horovod's HorovodGlobalState):
+// what each layer keeps for the life of the process, who writes it, and the one teardown order.
+// This is the top of the library's layers (DESIGN.md 2): it includes the runtime and the registry;
+// neither includes it, and the runtime never includes the registry. Each layer reaches its own
+// part through an accessor declared in its own header (runtime_state(), registry()) and defined
+// in process_state.cpp over the one ProcessState.
+
+#include "registry/registry.hpp"
+#include "runtime/runtime_state.hpp"
+
+namespace popdist::detail {
+
+/// Everything popdist keeps for the process, by layer. Made on first use and never destroyed:
+/// MPI must never be touched from a static destructor (finalize runs from finalize() or from
+/// the runtime's exit handler instead), and references handed out (topologies, entries) must
+/// outlive every caller.
+///
+/// Lifecycle (process/lifecycle.cpp), under runtime.lifecycle_mutex:
+///   init():     1. runtime   start_runtime(): MPI (only if nobody started it), popdist's world,
+///                            control and host communicators, the cross-instance checks, the
+///                            refined topology (g_hot.topology)
+///               2. registry  attach(): the root scope over world with the host barrier over the
+///                            host split (collective), each set's barrier strategy from
+///                            POPDIST_SYNC_TIMEOUT, the hot pointer (g_root_scope)
+///               3.           g_hot.initialized (release: the hot paths read everything above
+///                            after acquiring it)
+///   finalize() (also at exit, from the runtime's on_exit handler), the reverse:
+///               1.           g_hot.initialized = false
+///               2. registry  release_all(): the hot pointer; the host barrier (its window and
+///                            leaders' communicator, collective); the timed synchronize's posted
+///                            receives (before the control communicator goes); the subset
+///                            communicators in set order (the same on every instance); the sends
+///                            nobody waited for (pending_sends(), src/mpi)
+///               3. runtime   stop_runtime(): control, host and world duplicates, then
+///                            MPI_Finalize if popdist started MPI -- skipped entirely when an
+///                            exchange timed out inside MPI (mpi_wedged)
+///   Never freed: the ProcessState itself, every published Topology, the entries (moved to a
+///   graveyard by release_all so that stale pointers see "not initialized"), the logger.
+///
+/// The hot copies, constant-initialized so that synchronize() reads them without a guard:
+///   g_hot (runtime_state.hpp)            initialized, topology
+///   g_root_scope (registry/entry.hpp)    the root scope (which holds its host barrier)
+///   g_registry_generation (entry.hpp)    bumped on every registry change (lookup cache validity)
+/// Per thread: t_innermost_scope (registry/scope.hpp: execute_on_instances' scope stack) and
+/// t_last_lookup (registry/lookup.cpp: the last id/set looked up).
+/// Plumbing below the runtime (src/mpi, src/core): g_mpi_calls_serialized and the MPI lock
+/// (mpi_call.hpp, set by start_runtime), pending_sends() (released by the registry's
+/// release_all), the fork flag of the host barrier, the logger and its instance prefix (log.cpp).
+struct ProcessState {
+  RuntimeState runtime;  ///< layer 2, src/runtime: made by init() first, stopped by finalize() last
+  Registry registry;     ///< layer 3, src/registry: built over the runtime, released before it
+};
+
+/// The one process state.
+ProcessState& process_state();
+
+}  // namespace popdist::detail

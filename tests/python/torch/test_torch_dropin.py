@@ -1,0 +1,103 @@
+"""`popdist run` as a drop-in for torchrun: scripts written for torchrun's variables (torch's env://
+rendezvous, HuggingFace Accelerate) run unchanged under `popdist run`, on one host and on two fake
+hosts (the testbed's fake_rsh.sh); popdist.torch keeps working with those variables present; a
+taken MASTER_PORT is an error naming the port, not a hang. Real torch and Accelerate, no mocks."""
+
+import os
+import socket
+
+import pytest
+
+from ddp_expectations import check_job
+from launching import fake_host_testbed, popdist_cli, python, reports, run
+
+pytest.importorskip("torch", reason="the drop-in checks need PyTorch (pip install torch)")
+pytestmark = [pytest.mark.mpirun,
+              pytest.mark.skipif(os.environ.get("POPDIST_TORCH_DROPIN") != "1",
+                                 reason="about 2 minutes of jobs: run by CTest as torch.dropin (POPDIST_TORCH_DROPIN=1)")]
+
+
+def popdist_run(instances, *command, hosts=None, options=()):
+    """`popdist run` argv; with `hosts`, on the testbed's fake hosts (skips when it is absent)."""
+    cli = popdist_cli()
+    if cli is None:
+        pytest.skip("the popdist command is not installed (pip install .)")
+    argv = [cli, "run", "--num-instances", str(instances), *options]
+    if hosts:
+        bed = fake_host_testbed()
+        if bed is None:
+            pytest.skip("the fake-host testbed (fake_rsh.sh) is absent: set POPDIST_TESTBED")
+        argv += ["--host", hosts, "--mpi-global-args", f"--mca plm_rsh_agent {bed / 'fake_rsh.sh'}"]
+    return [*argv, "--", *command]
+
+
+def check_torchrun_contract(found, hosts):
+    """Every instance saw torchrun's variables as torchrun defines them (instances divided evenly)."""
+    instances = len(found)
+    per_host = instances // hosts
+    endpoints = set()
+    for index, r in found.items():
+        env = r["environment"]
+        assert (env["RANK"], env["WORLD_SIZE"]) == (str(index), str(instances)), env
+        assert (env["LOCAL_RANK"], env["LOCAL_WORLD_SIZE"]) == (str(index % per_host), str(per_host)), env
+        assert (env["GROUP_RANK"], env["GROUP_WORLD_SIZE"]) == (str(index // per_host), str(hosts)), env
+        endpoints.add((env["MASTER_ADDR"], env["MASTER_PORT"]))
+    assert len(endpoints) == 1, f"instances got different MASTER_ADDR/MASTER_PORT: {endpoints}"
+    return endpoints.pop()
+
+
+def test_torch_env_script_one_host_with_the_users_master_port(tmp_path):
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    result = run(popdist_run(2, *python("torch_env_script.py", tmp_path)), MASTER_PORT=str(port))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    assert check_torchrun_contract(found, 1) == ("127.0.0.1", str(port))  # one host: loopback; the user's port
+    assert all(r["all_reduce"] == 3 for r in found.values())
+
+
+def test_torch_env_script_two_fake_hosts(tmp_path):
+    result = run(popdist_run(2, *python("torch_env_script.py", tmp_path), hosts="hostA,hostB"), TMPDIR=str(tmp_path))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    address, _ = check_torchrun_contract(found, 2)
+    assert not address.startswith("127."), "across hosts MASTER_ADDR must be an address the other hosts reach"
+    assert all(r["all_reduce"] == 3 for r in found.values())
+
+
+@pytest.mark.parametrize("hosts", [None, "hostA,hostB"], ids=["one_host", "two_fake_hosts"])
+def test_accelerate_script(tmp_path, hosts):
+    pytest.importorskip("accelerate", reason="the Accelerate check needs HuggingFace Accelerate (pip install accelerate)")
+    result = run(popdist_run(2, *python("accelerate_script.py", tmp_path), hosts=hosts), timeout=240,
+                 TMPDIR=str(tmp_path))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    for index, r in found.items():
+        assert (r["process_index"], r["num_processes"]) == (index, 2), r
+        assert r["local_process_index"] == (0 if hosts else index), r
+        assert r["distributed_type"] == "DistributedType.MULTI_CPU", r
+        assert r["gathered"] == [0, 1], r
+        assert r["batches"] == 4, r  # Accelerate sharded the 8 batches between the 2 processes
+    assert found[0]["weights"] == found[1]["weights"], "weights differ after Accelerate's DDP training"
+
+
+def test_popdist_torch_two_fake_hosts(tmp_path):
+    # popdist.torch under popdist run, where torchrun's variables are present: its own rendezvous,
+    # popdist's detection (Open MPI) unchanged.
+    result = run(popdist_run(2, *python("ddp_checks.py", tmp_path), hosts="hostA,hostB"), TMPDIR=str(tmp_path))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    assert {r["launcher"] for r in found.values()} == {"openmpi"}
+    check_job(found, 2)
+
+
+def test_taken_master_port_is_an_error_naming_it(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run(popdist_run(2, *python("torch_env_script.py", tmp_path), options=["--master-port", str(port)]),
+                     timeout=120)
+    assert result.returncode != 0
+    assert str(port) in result.stderr and "EADDRINUSE" in result.stderr, result.stderr
