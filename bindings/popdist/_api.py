@@ -10,7 +10,7 @@ import operator
 import os
 import sys
 
-from . import _core
+from . import _core, _uninterruptible
 from ._topology import Topology
 from .errors import UsageError
 
@@ -179,7 +179,14 @@ def init():
     """
     global _current, _live, _owns_mpi
     backend = _backend()
-    initialized_mpi = backend.init()
+    try:
+        initialized_mpi = _uninterruptible.call(backend.init, "popdist.init()")
+    except KeyboardInterrupt:
+        # Ctrl-C inside init()'s exchange: the others wait in it for this instance. End the job
+        # as an uncaught exception after init() would, once the traceback is out.
+        if topology().num_instances > 1:
+            _arm_abort(forced=True)
+        raise
     _current = Topology(backend.topology())
     _live = backend
     if initialized_mpi:
@@ -257,10 +264,13 @@ def _install_abort_hook():
 #: atexit by itself (a non-daemon thread still running, e.g. blocked in a collective).
 ABORT_FALLBACK_SECONDS = 5.0
 _abort_armed = False
+_abort_forced = False
 
 
-def _arm_abort():
-    global _abort_armed
+def _arm_abort(forced=False):
+    """``forced``: abort even though init() did not complete (MPI is up, the exchange is not)."""
+    global _abort_armed, _abort_forced
+    _abort_forced = _abort_forced or forced
     if _abort_armed:
         return
     _abort_armed = True
@@ -279,8 +289,8 @@ def _abort_job_now():
             stream.flush()
         except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
             pass
-    if _mpi is not None and _mpi.is_initialized():
-        _mpi.abort_job(1)
+    if _mpi is not None and (_abort_forced or _mpi.is_initialized()):
+        _mpi.abort_job(1)  # MPI_Abort when MPI is up (and not finalized), else an exit
 
 
 # --- communicators -------------------------------------------------------------------------------

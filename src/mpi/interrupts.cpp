@@ -7,6 +7,7 @@
 namespace popdist {
 namespace {
 std::atomic<InterruptCheck> g_check{nullptr};
+std::atomic<bool> g_interrupted{false};
 }  // namespace
 
 void set_interrupt_check(InterruptCheck check) noexcept { g_check.store(check, std::memory_order_release); }
@@ -14,8 +15,19 @@ void set_interrupt_check(InterruptCheck check) noexcept { g_check.store(check, s
 namespace detail {
 
 void check_interrupts() {
-  if (const auto check = g_check.load(std::memory_order_acquire)) check();
+  if (const auto check = g_check.load(std::memory_order_acquire)) {
+    try {
+      check();
+    } catch (...) {
+      g_interrupted.store(true, std::memory_order_release);
+      throw;
+    }
+  }
 }
+
+bool interrupt_check_installed() noexcept { return g_check.load(std::memory_order_acquire) != nullptr; }
+
+bool wait_was_interrupted() noexcept { return g_interrupted.load(std::memory_order_acquire); }
 
 }  // namespace detail
 }  // namespace popdist

@@ -5,8 +5,19 @@
 
 namespace popdist::detail {
 
-/// Calls the installed interrupt check (it may throw); nothing when none is installed.
+/// Calls the installed interrupt check (it may throw); nothing when none is installed. When the
+/// check throws, the wait it interrupted is abandoned with MPI requests still outstanding:
+/// wait_was_interrupted() says so from then on.
 void check_interrupts();
+
+/// True when a check is installed (the Python module installs one): waits that MPI would block
+/// in without a look at signals (MPI_Barrier, MPI_Waitall) poll instead.
+[[nodiscard]] bool interrupt_check_installed() noexcept;
+
+/// True once a check has thrown inside a wait in this process: a collective was left behind,
+/// so MPI must not be finalized or have its communicators freed collectively (as after a
+/// timeout).
+[[nodiscard]] bool wait_was_interrupted() noexcept;
 
 /// For a waiting loop: calls check_interrupts() when kEvery has passed since the last call.
 class InterruptPoll {

@@ -20,6 +20,7 @@
 
 #include "core/log.hpp"
 #include "mpi/deadline.hpp"
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
@@ -306,6 +307,10 @@ void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr
     state.mpi_wedged = true;  // collectives still outstanding on world: do not touch it again
     return;
   } catch (...) {
+  }
+  if (wait_was_interrupted()) {
+    state.mpi_wedged = true;  // Ctrl-C left an exchange's collectives outstanding, as a timeout does
+    return;
   }
   free_comm(state.host);
   free_comm(state.control);

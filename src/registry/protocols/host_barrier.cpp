@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "mpi/deadline.hpp"
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
@@ -253,8 +254,7 @@ void throw_if_forked_child() {
 void HostBarrier::wait() {
   throw_if_forked_child();
   if (fallback_ != MPI_COMM_NULL) {
-    MpiLock lock;
-    check_mpi(MPI_Barrier(fallback_), "MPI_Barrier");
+    interruptible_barrier(fallback_, "MPI_Barrier");
     return;
   }
   if (leaders_size_ == 1 || local_rank_ != 0) {
@@ -275,10 +275,7 @@ void HostBarrier::wait() {
   }
   // Several hosts, the leader: waits for its host, meets the other leaders, then releases.
   const auto round = wait_for_arrivals();
-  {
-    MpiLock lock;
-    check_mpi(MPI_Barrier(leaders_), "MPI_Barrier");
-  }
+  interruptible_barrier(leaders_, "MPI_Barrier");
   finish_round(round);
 }
 

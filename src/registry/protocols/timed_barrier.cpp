@@ -81,6 +81,7 @@
 #include <thread>
 #include <vector>
 
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -396,6 +397,7 @@ void timed_barrier(Entry& entry, double seconds) {
   // 3. Poll: one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and our sends.
   const auto total = static_cast<int>(rounds.requests.size());
   std::vector<int> early_givers;  // members that gave up on this round while we still waited
+  InterruptPoll interrupts;
   while (remaining > 0) {
     int completed = 0;
     {
@@ -424,6 +426,7 @@ void timed_barrier(Entry& entry, double seconds) {
     if (now >= deadline) break;
     if (now - start >= kYieldFor) {
       std::this_thread::sleep_for(kSleepBetweenPolls);
+      interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
     } else if (now - start >= kSpinFor) {
       std::this_thread::yield();
     }
