@@ -63,7 +63,10 @@ SIGTERM_STATUS = 128 + 15
 # writes to mpirun's closed socket), and Open MPI then reports that status instead of the victim's
 # (seen once in about two hundred such cells).
 SIGPIPE_STATUS = 128 + 13
-LINE = re.compile(r"(victim|survivor) (\d+): (.*)$")
+# One report per cell line. Lines of different instances can run together: under load mpirun was
+# seen to pass on one survivor's line without its newline and another survivor's line right after
+# it, so a report ends where the next one starts as well as at the end of the line.
+REPORT = re.compile(r"(victim|survivor) (\d+): (.*?)(?=(?:victim|survivor) \d+: |$)")
 
 
 @dataclass
@@ -101,8 +104,7 @@ def reports(output):
     """{('victim'|'survivor', instance): text} from the cells' lines, whatever prefix the launcher adds."""
     found = {}
     for line in output.splitlines():
-        match = LINE.search(line)
-        if match:
+        for match in REPORT.finditer(line):
             found[(match.group(1), int(match.group(2)))] = match.group(3)
     return found
 
