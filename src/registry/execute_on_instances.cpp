@@ -122,7 +122,9 @@ Entry& entry_for(const Instances& instances) {
   detail::require_initialized("execute_on_instances");
   // To the lookup, no id and no instances mean "the current scope"; here they are an error.
   if (instances.empty()) return detail::registry().find_or_add({}, "", "execute_on_instances");
-  return detail::lookup_entry("", instances, "execute_on_instances");
+  // Over all instances, however named: the root scope (one set, one barrier), so that a bare
+  // synchronize() inside meets participants= or an id outside.
+  return detail::barrier_entry(detail::lookup_entry("", instances, "execute_on_instances"));
 }
 
 bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe) {

@@ -54,9 +54,10 @@ void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag
   // The root scope (a bare synchronize() outside execute_on_instances) is not a registered set:
   // it uses the runtime's own duplicate of MPI_COMM_WORLD, with no handshake, so that it is a
   // plain MPI_Barrier from the first call. Registering the set of all instances explicitly
-  // creates an ordinary entry (handshake and all) like any other set, so that registration
-  // behaves the same whatever the set. Its hash is salted so that its timed-synchronize tags
-  // differ from the registered world set's.
+  // creates an ordinary entry (handshake and all, and a communicator of its own for the user's
+  // MPI calls) like any other set, so that registration behaves the same whatever the set; but
+  // every barrier over that set is the root's (barrier_entry, lookup.hpp: one set, one barrier).
+  // Its hash is salted so that its timed-synchronize tags differ from the registered world set's.
   root_ = make_entry(std::move(everyone));
   root_->hash ^= 0x9e3779b97f4a7c15ULL;
   root_->arrived_tag = timed_tag(root_->hash, TimedKind::Arrived, tag_ub_);

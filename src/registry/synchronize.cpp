@@ -69,7 +69,7 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
   // per-thread lookup cache (lookup.hpp).
   Entry& entry = communicator_id.empty() && participants.empty()
                      ? *detail::current_entry()
-                     : detail::lookup_entry(communicator_id, participants, "synchronize");
+                     : detail::barrier_entry(detail::lookup_entry(communicator_id, participants, "synchronize"));
   wait_on(entry, timeout);
 }
 
