@@ -26,3 +26,16 @@ def test_an_instance_that_left_is_named_within_the_timeout(launcher, mode):
     assert "instance 0 failed: missing [1]: " + WHERE[mode] + ": every instance must take part, but not all did " \
            "within 5 s" in result.stdout, result.stdout + result.stderr
     assert "instance 1 did not arrive" in result.stdout
+
+
+@pytest.mark.parametrize("launcher", ["mpirun", "popdist run"])
+def test_an_instance_that_meets_in_its_own_synchronize_and_leaves_is_not_waited_for(launcher):
+    # Instance 1's synchronize() is the same barrier as the agreement's meeting; the agreement's
+    # collective that follows is bounded too.
+    argv = (mpirun_argv if launcher == "mpirun" else popdist_run_argv)(2, *python("departures.py",
+                                                                                   "synchronize-instead-of-loader"))
+    result = run(argv, timeout=150)  # a hang fails here
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "unreachable" not in result.stdout
+    assert "instance 0 failed: missing " in result.stdout, result.stdout + result.stderr
+    assert "popdist.torch.DistributedSampler" in result.stdout, result.stdout + result.stderr
