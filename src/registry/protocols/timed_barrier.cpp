@@ -116,6 +116,8 @@ constexpr double kRollCallShare = 0.5;
 constexpr double kRollCallMinimum = 0.05;  ///< seconds
 constexpr double kRollCallMaximum = 1.0;   ///< seconds
 constexpr auto kRollCallPoll = std::chrono::microseconds(200);
+/// How long a timed host-barrier failure listens for the missing members' sets (waited_in.hpp).
+constexpr double kHostAnswerGrace = 0.25;  ///< seconds
 
 std::vector<char> bytes_of(const Round& round) {
   std::vector<char> bytes(sizeof round);
@@ -317,11 +319,12 @@ void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::
   auto outcome = host.wait_until(deadline);
   if (outcome.kind == HostBarrier::TimedOutcome::Met) return;
   if (outcome.kind == HostBarrier::TimedOutcome::Late) throw_others_gave_up(entry, {outcome.gave_up_by}, seconds, me);
-  // Which set the missing waited in (waited_in.hpp), for at most the roll call's grace.
+  // Which set the missing waited in (waited_in.hpp), for at most a quarter second (no roll call
+  // here: a missing member that died would cost the whole grace).
   WaitedIn waited(entry, control);
   waited.tell(outcome.missing);
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(roll_call_grace(seconds)));
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                        std::min(roll_call_grace(seconds), kHostAnswerGrace)));
   while (waited.heard().size() < outcome.missing.size() && Clock::now() < until) {
     waited.take();
     std::this_thread::sleep_for(kRollCallPoll);
