@@ -5,10 +5,12 @@ Two extension modules back it (DESIGN.md 9): ``_core`` (no MPI; loaded by ``impo
 detection from the process environment until init(), and ``_mpi``'s (refined by MPI) after it.
 """
 
+import collections.abc
 import operator
+import os
 import sys
 
-from . import _core
+from . import _core, _uninterruptible
 from ._topology import Topology
 from .errors import UsageError
 
@@ -66,6 +68,12 @@ def topology():
 def detect(env):
     """The topology a process whose environment is exactly ``env`` (a mapping of str to str) would
     see: a pure function, no MPI, no look at the real environment (a dry run)."""
+    if not isinstance(env, collections.abc.Mapping):
+        raise UsageError(f"detect: env must be a mapping of variable names to values (str to str), got "
+                         f"{_shown(repr(env))}")
+    for name, value in env.items():
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise UsageError(f"detect: env must map str to str, got env[{_shown(repr(name))}] = {_shown(repr(value))}")
     return Topology(_core.detect(dict(env)))
 
 
@@ -119,14 +127,14 @@ def isPopdistEnvSet():
 def checkNumIpusPerReplica(numIpusPerReplica):
     """False if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from ``numIpusPerReplica``; when it
     is unset, True exactly when ``numIpusPerReplica`` is 1."""
-    n = _integer("numIpusPerReplica", numIpusPerReplica)
+    n = _integer("checkNumIpusPerReplica", "numIpusPerReplica", numIpusPerReplica)
     return _core.check_ipus_per_replica((_current or topology())._fields, n)
 
 
 def getDeviceId(ipusPerReplica=0):
     """The id of this instance's multi-device group in IPU numbering (single devices first, then
     groups of 2, 4, ...). ``ipusPerReplica`` 0 takes POPDIST_NUM_IPUS_PER_REPLICA."""
-    n = _integer("ipusPerReplica", ipusPerReplica)
+    n = _integer("getDeviceId", "ipusPerReplica", ipusPerReplica)
     if n < 0:
         raise UsageError(f"getDeviceId: ipusPerReplica must be >= 0 (0 = from the environment), got {n}")
     return _core.device_id((_current or topology())._fields, n)
@@ -171,7 +179,14 @@ def init():
     """
     global _current, _live, _owns_mpi
     backend = _backend()
-    initialized_mpi = backend.init()
+    try:
+        initialized_mpi = _uninterruptible.call(backend.init, "popdist.init()")
+    except KeyboardInterrupt:
+        # Ctrl-C inside init()'s exchange: the others wait in it for this instance. End the job
+        # as an uncaught exception after init() would, once the traceback is out.
+        if topology().num_instances > 1:
+            _arm_abort(forced=True)
+        raise
     _current = Topology(backend.topology())
     _live = backend
     if initialized_mpi:
@@ -249,10 +264,13 @@ def _install_abort_hook():
 #: atexit by itself (a non-daemon thread still running, e.g. blocked in a collective).
 ABORT_FALLBACK_SECONDS = 5.0
 _abort_armed = False
+_abort_forced = False
 
 
-def _arm_abort():
-    global _abort_armed
+def _arm_abort(forced=False):
+    """``forced``: abort even though init() did not complete (MPI is up, the exchange is not)."""
+    global _abort_armed, _abort_forced
+    _abort_forced = _abort_forced or forced
     if _abort_armed:
         return
     _abort_armed = True
@@ -271,8 +289,8 @@ def _abort_job_now():
             stream.flush()
         except Exception:  # noqa: BLE001,S110 - a closed stream must not stop the abort
             pass
-    if _mpi is not None and _mpi.is_initialized():
-        _mpi.abort_job(1)
+    if _mpi is not None and (_abort_forced or _mpi.is_initialized()):
+        _mpi.abort_job(1)  # MPI_Abort when MPI is up (and not finalized), else an exit
 
 
 # --- communicators -------------------------------------------------------------------------------
@@ -314,11 +332,12 @@ _synchronize_without_mpi.__qualname__ = "synchronize"
 def _synchronize_single(name, participants, timeout):
     """synchronize() in a job of one instance without MPI: the same checks, then nothing to wait for."""
     _core.checked_timeout(timeout, "synchronize")
+    _default_timeout()
     members = _core.checked_instances(participants, 1, "synchronize(participants=...)", "participants", True)
     if name and not members and name not in _local_ids:
         raise UsageError(
-            f"synchronize: unknown communicator id {name!r} (no ids are registered); register it first with "
-            f"registerCommunicator(participants, {name!r}), or pass the participants"
+            f"synchronize: unknown communicator id {_shown(repr(name))} (no ids are registered); register it first "
+            f"with registerCommunicator(participants, {_shown(repr(name))}), or pass the participants"
         )
     if name:
         _local_ids.add(name)
@@ -382,16 +401,36 @@ def comm(communicator_id="", participants=frozenset()):
 # --- argument checks (every bad argument is named with its value) ----------------------------
 
 
-def _integer(name, value):
+_INT_MAX = 2**31 - 1  # the C++ API's int
+
+
+def _shown(text):
+    """``text`` for an error message: shortened as the core does (64 characters, then the size)."""
+    return _core.shown_text(text)
+
+
+def _default_timeout():
+    """POPDIST_SYNC_TIMEOUT under the timeout rule (None: unset or inf); a bad value raises
+    PopDistEnvironmentError naming it, as init() does under MPI."""
+    return _core.parsed_timeout_variable(os.environ.get("POPDIST_SYNC_TIMEOUT"))
+
+
+def _integer(call, name, value):
+    """An integer argument of ``call``: a bool, a float or a value beyond the C++ int is a
+    UsageError naming the call and the argument (not pybind11's list of signatures)."""
     if isinstance(value, bool):
-        raise UsageError(f"{name} must be an integer, got {value!r}")
+        raise UsageError(f"{call}: {name} must be an integer, got {value!r}")
     try:
-        return operator.index(value)
+        number = operator.index(value)
     except TypeError:
-        raise UsageError(f"{name} must be an integer, got {value!r}") from None
+        raise UsageError(f"{call}: {name} must be an integer, got {_shown(repr(value))}") from None
+    if not -_INT_MAX - 1 <= number <= _INT_MAX:
+        shown = number if number.bit_length() <= 256 else f"<an integer of {number.bit_length()} bits>"
+        raise UsageError(f"{call}: {name}={shown} is out of range: expected an integer in 0..{_INT_MAX}")
+    return number
 
 
 def _identifier(communicator_id):
     if not isinstance(communicator_id, str):
-        raise UsageError(f"communicator_id must be a str, got {communicator_id!r}")
+        raise UsageError(f"communicator_id must be a str, got {_shown(repr(communicator_id))}")
     return communicator_id

@@ -61,6 +61,10 @@ def agree(world, rendezvous_seconds, authenticated=False):
 
     backend = _api._backend()
     rank = _api.getInstanceIndex()
+    # First every instance must be here, within the bound: one that exited (cleanly or not) or
+    # is late is named by a TimeoutError on the others instead of leaving them in the broadcast.
+    caller = "popdist.torch rendezvous"
+    backend.allgather_bytes(b"", timeout=rendezvous_seconds, caller=caller)
     master = None
     if rank == 0:
         # Only instance 0 reads MASTER_ADDR/MASTER_PORT: whatever goes wrong there reaches the
@@ -84,7 +88,10 @@ def agree(world, rendezvous_seconds, authenticated=False):
             if client is not None:
                 reachable.append(index)
                 clients[index] = client
-    everyone = [json.loads(piece) for piece in backend.allgather_bytes(json.dumps(reachable).encode())]
+    # Each instance probes each address for at most a step (a connect, then the store's token).
+    probing = (len(candidates) + 1) * (rendezvous_seconds + PROBE_CONNECT_SECONDS)
+    everyone = [json.loads(piece) for piece in
+                backend.allgather_bytes(json.dumps(reachable).encode(), timeout=probing, caller=caller)]
     common = [i for i in range(len(candidates)) if all(i in r for r in everyone)]
     if not common:
         seen = "; ".join(f"instance {i} reached {[candidates[j] for j in r] or 'none'}" for i, r in enumerate(everyone))

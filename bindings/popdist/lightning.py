@@ -56,7 +56,9 @@ def _host_layout():
     if not _api.isBackendInitialized():
         _api.init()
     host = _api.topology().host_index
-    hosts = [_json.loads(p) for p in _api._backend().allgather_bytes(_json.dumps(host).encode())]
+    gathered = _api._backend().allgather_bytes(_json.dumps(host).encode(), timeout=_popdist_torch._agreement_seconds(),
+                                               caller="popdist.lightning.trainer_kwargs")
+    hosts = [_json.loads(p) for p in gathered]
     counts = {}
     for h in hosts:
         counts[h] = counts.get(h, 0) + 1
@@ -87,7 +89,8 @@ class PopdistEnvironment(_ClusterEnvironment):
 
     def __init__(self, timeout=None):
         super().__init__()
-        timeout = _popdist_torch._as_timedelta(timeout)
+        timeout = _popdist_torch._as_timedelta(timeout, "popdist.lightning.PopdistEnvironment")
+        _popdist_torch._bound_agreements(timeout)
         self._rendezvous_seconds = timeout.total_seconds() if timeout else _popdist_torch.RENDEZVOUS_TIMEOUT
         self._address = None
         self._port = None

@@ -51,14 +51,66 @@ RendezvousError = _rendezvous.RendezvousError
 RENDEZVOUS_TIMEOUT = 60.0
 
 _store = None  # the job's store behind the default group: instance 0's holds the server, keep it alive
+# The bound of popdist's own collectives on the user's behalf (the seed and length agreement):
+# the timeout given to init_process_group/rendezvous/PopdistEnvironment, else torch's default.
+_agreement_timeout = None
 
 
-def _as_timedelta(timeout, name="timeout"):
-    if timeout is None or isinstance(timeout, _datetime.timedelta):
-        return timeout
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not timeout > 0:
-        raise UsageError(f"{name}={timeout!r}: expected a positive number of seconds or a datetime.timedelta")
-    return _datetime.timedelta(seconds=timeout)
+#: What "no limit" (timeout=inf, or anything longer) becomes for torch, which needs a timedelta it
+#: can turn into milliseconds and add to a clock in nanoseconds: 50 years fits both, with room.
+NO_LIMIT = _datetime.timedelta(days=50 * 365)
+
+
+def _as_timedelta(timeout, call, name="timeout"):
+    """``timeout`` (seconds, a timedelta, or None for the default) under popdist's timeout rule:
+    positive = that long, inf (or longer than torch can express) = no limit (NO_LIMIT); 0,
+    negative or NaN = UsageError naming ``call`` and the argument."""
+    if timeout is None:
+        return None
+    if isinstance(timeout, _datetime.timedelta):
+        if timeout <= _datetime.timedelta(0):
+            raise UsageError(f"{call}: {name}={timeout!r} is not a timeout: expected a positive duration, a positive "
+                             "number of seconds, or float('inf') for no limit")
+        return min(timeout, NO_LIMIT)
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise UsageError(f"{call}: {name} must be a number of seconds, a datetime.timedelta or None, got "
+                         f"{_api._shown(repr(timeout))}")
+    seconds = _api._core.checked_timeout(timeout, call)  # the rule: NaN, 0 and negatives are errors
+    return NO_LIMIT if seconds >= NO_LIMIT.total_seconds() else _datetime.timedelta(seconds=seconds)
+
+
+def _checked_backend(backend, call):
+    """``backend`` as torch.distributed takes it (None: nccl with CUDA, else gloo); a name torch
+    does not have here is a UsageError naming it and the ones it has (not torch's AssertionError)."""
+    if backend is None:
+        return _default_backend()
+    if not isinstance(backend, str):
+        raise UsageError(f"{call}: backend must be a str such as 'gloo' or None, got {_api._shown(repr(backend))}")
+    # torch also takes "cpu:gloo,cuda:nccl": every named backend must exist.
+    names = [piece.split(":")[-1].strip().lower() for piece in backend.split(",")]
+    missing = [n for n in names if not n or not _backend_available(n)]
+    if missing:
+        known = [n for n in ("gloo", "nccl", "mpi", "ucc", "xccl") if _backend_available(n)]
+        raise UsageError(f"{call}: backend={_api._shown(repr(backend))} is not a torch.distributed backend available "
+                         f"here (available: {', '.join(known) or 'none'})")
+    return backend
+
+
+def _backend_available(name):
+    try:
+        return bool(_dist.is_backend_available(name))
+    except Exception:  # noqa: BLE001 - an odd name torch cannot even look up is not available
+        return False
+
+
+def _bound_agreements(timeout):
+    global _agreement_timeout
+    if timeout is not None:
+        _agreement_timeout = timeout
+
+
+def _agreement_seconds():
+    return (_agreement_timeout or _dist.default_pg_timeout).total_seconds()
 
 
 def _under_torchrun():
@@ -76,7 +128,8 @@ def rendezvous(timeout=None):
     if _under_torchrun():
         raise UsageError("popdist.torch.rendezvous(): under torchrun use its env:// rendezvous "
                          "(popdist.torch.init_process_group() does)")
-    timeout = _as_timedelta(timeout) or _datetime.timedelta(minutes=30)
+    timeout = _as_timedelta(timeout, "popdist.torch.rendezvous") or _datetime.timedelta(minutes=30)
+    _bound_agreements(timeout)
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if world == 1:
         return _dist.HashStore(), 0, 1
@@ -101,8 +154,10 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         if name in kwargs:
             raise UsageError(f"popdist.torch.init_process_group(): {name}={kwargs[name]!r} is decided by popdist "
                              "(rank = instance index, world size = number of instances); do not pass it")
-    timeout = _as_timedelta(timeout)
-    backend = backend or _default_backend()
+    call = "popdist.torch.init_process_group"
+    timeout = _as_timedelta(timeout, call)
+    _bound_agreements(timeout)
+    backend = _checked_backend(backend, call)
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if _dist.is_initialized():
         if (_dist.get_rank(), _dist.get_world_size()) != (rank, world):
@@ -201,7 +256,9 @@ def _allgather_json(value):
         return gathered
     if not _api.isBackendInitialized():
         _api.init()
-    return [_json.loads(piece) for piece in _api._backend().allgather_bytes(_json.dumps(value).encode())]
+    gathered = _api._backend().allgather_bytes(_json.dumps(value).encode(), timeout=_agreement_seconds(),
+                                               caller="popdist.torch.DistributedSampler")
+    return [_json.loads(piece) for piece in gathered]
 
 
 _agent_store = None  # under torchrun, before any process group: a client of torchrun's agent store

@@ -13,6 +13,7 @@ from .errors import PopDistError
 __all__ = ["DataLoader", "DistributedSampler", "RendezvousError", "device", "init_process_group", "rendezvous"]
 
 RENDEZVOUS_TIMEOUT: float
+NO_LIMIT: datetime.timedelta
 
 class RendezvousError(PopDistError, RuntimeError): ...
 

@@ -4,6 +4,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -26,6 +27,26 @@ using popdist::python::topology_from_object;
 using popdist::python::topology_to_dict;
 
 namespace {
+
+// A count or index argument of a PopDist call: an integer in low..INT_MAX, else UsageError naming
+// the call and the argument (pybind11's own conversion would list C++ signatures instead). The
+// core checks the finer rules (ReplicaGrouping's divisibility, a replica's range) in its words.
+int count(const py::handle& value, const char* call, const char* argument,
+          int low = std::numeric_limits<int>::min()) {
+  return popdist::python::integer_argument(value, call, argument, low, std::numeric_limits<int>::max());
+}
+
+// The lists a ReplicaGrouping hands out have one entry per replica: beyond this many (2**24, far
+// past any job) building one would take gigabytes, so it is refused with the way around it.
+constexpr int kMaxListedReplicas = 1 << 24;
+
+void check_list_size(int entries, const char* call) {
+  if (entries > kMaxListedReplicas) {
+    throw popdist::UsageError(std::string(call) + ": a list of " + std::to_string(entries) +
+                              " replicas is too large to build (at most " + std::to_string(kMaxListedReplicas) +
+                              "); ask group_of(replica) for one replica instead");
+  }
+}
 
 popdist::RetrievalMode parse_retrieval_mode(const std::string& mode) {
   if (mode == "one_per_group") return popdist::RetrievalMode::OnePerGroup;
@@ -68,11 +89,19 @@ PYBIND11_MODULE(_core, m) {
       "checked_instances",
       [](const py::handle& values, int num_instances, const std::string& caller, const std::string& argument,
          bool allow_empty) {
-        return popdist::checked_instances(popdist::python::instance_list(values, caller.c_str(), argument.c_str()),
-                                          num_instances, caller, allow_empty);
+        return popdist::python::checked_instance_list(values, num_instances, caller.c_str(), argument.c_str(),
+                                                      allow_empty);
       },
       py::arg("values"), py::arg("num_instances"), py::arg("caller"), py::arg("argument"),
       py::arg("allow_empty") = false);
+  m.def(
+      "parsed_timeout_variable",
+      [](const std::optional<std::string>& text) {
+        return popdist::parsed_timeout_variable(text ? std::optional<std::string_view>(*text) : std::nullopt);
+      },
+      py::arg("text"), "POPDIST_SYNC_TIMEOUT's text under the timeout rule: seconds, or None for no default.");
+  m.def("shown_text", &popdist::shown_text, py::arg("text"),
+        "A value for an error message: at most 64 characters, then '... (N bytes)'.");
   m.def(
       "checked_timeout",
       [](const py::handle& timeout, const std::string& caller) {
@@ -107,14 +136,16 @@ PYBIND11_MODULE(_core, m) {
       py::arg("topology"), "A multi-line human-readable description of a topology.");
   m.def(
       "device_id",
-      [](const py::object& topology, int ipus_per_replica) {
-        return popdist::device_id(topology_from_object(topology), ipus_per_replica);
+      [](const py::object& topology, const py::handle& ipus_per_replica) {
+        return popdist::device_id(topology_from_object(topology),
+                                  count(ipus_per_replica, "getDeviceId", "ipusPerReplica", 0));
       },
       py::arg("topology"), py::arg("ipus_per_replica") = 0);
   m.def(
       "check_ipus_per_replica",
-      [](const py::object& topology, int expected) {
-        return popdist::check_ipus_per_replica(topology_from_object(topology), expected);
+      [](const py::object& topology, const py::handle& expected) {
+        return popdist::check_ipus_per_replica(topology_from_object(topology),
+                                               count(expected, "checkNumIpusPerReplica", "numIpusPerReplica"));
       },
       py::arg("topology"), py::arg("expected"));
   m.def(
@@ -126,8 +157,12 @@ PYBIND11_MODULE(_core, m) {
                                        "Replicas 0..replication_factor-1 split into groups of group_size members "
                                        "stride apart (PopXL's rules).")
       // PopXL's defaults: group_size left out is replication_factor // stride.
-      .def(py::init([](int replication_factor, std::optional<int> group_size, int stride) {
-             return popdist::ReplicaGrouping::with_stride(replication_factor, stride, group_size);
+      .def(py::init([](const py::handle& replication_factor, const py::handle& group_size, const py::handle& stride) {
+             const char* call = "ReplicaGrouping";
+             std::optional<int> size;
+             if (!group_size.is_none()) size = count(group_size, call, "group_size");
+             return popdist::ReplicaGrouping::with_stride(count(replication_factor, call, "replication_factor"),
+                                                          count(stride, call, "stride"), size);
            }),
            py::arg("replication_factor"),
            py::arg("group_size") = py::none(), py::arg("stride") = 1)
@@ -135,16 +170,40 @@ PYBIND11_MODULE(_core, m) {
       .def_property_readonly("group_size", &popdist::ReplicaGrouping::group_size)
       .def_property_readonly("stride", &popdist::ReplicaGrouping::stride)
       .def_property_readonly("num_groups", &popdist::ReplicaGrouping::num_groups)
-      .def_property_readonly("assignment", &popdist::ReplicaGrouping::assignment,
-                             "Every replica's group, replica by replica (PopXL's ReplicaGrouping.assignment).")
-      .def("group_of", &popdist::ReplicaGrouping::group_of, py::arg("replica"))
-      .def("members", &popdist::ReplicaGrouping::members, py::arg("group"))
-      .def("groups", &popdist::ReplicaGrouping::groups)
+      .def_property_readonly(
+          "assignment",
+          [](const popdist::ReplicaGrouping& g) {
+            check_list_size(g.replication_factor(), "ReplicaGrouping.assignment");
+            return g.assignment();
+          },
+          "Every replica's group, replica by replica (PopXL's ReplicaGrouping.assignment).")
+      .def(
+          "group_of",
+          [](const popdist::ReplicaGrouping& g, const py::handle& replica) {
+            return g.group_of(count(replica, "ReplicaGrouping.group_of", "replica"));
+          },
+          py::arg("replica"))
+      .def(
+          "members",
+          [](const popdist::ReplicaGrouping& g, const py::handle& group) {
+            const int index = count(group, "ReplicaGrouping.members", "group");
+            check_list_size(g.group_size(), "ReplicaGrouping.members");
+            return g.members(index);
+          },
+          py::arg("group"))
+      .def("groups",
+           [](const popdist::ReplicaGrouping& g) {
+             check_list_size(g.replication_factor(), "ReplicaGrouping.groups");
+             return g.groups();
+           })
       .def("transpose", &popdist::ReplicaGrouping::transpose)
       .def(
           "retrieved_replicas",
           [](const popdist::ReplicaGrouping& g, const std::string& mode) {
-            return g.retrieved_replicas(parse_retrieval_mode(mode));
+            const auto parsed = parse_retrieval_mode(mode);
+            check_list_size(parsed == popdist::RetrievalMode::AllReplicas ? g.replication_factor() : g.num_groups(),
+                            "ReplicaGrouping.retrieved_replicas");
+            return g.retrieved_replicas(parsed);
           },
           py::arg("mode") = "one_per_group")
       .def("instances_hosting", &instances_hosting, py::arg("group"), py::arg("topology") = py::none())

@@ -23,6 +23,7 @@
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
+#include "popdist/interrupts.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "python_arguments.hpp"
@@ -121,6 +122,10 @@ std::vector<int> checked_instance_list(py::handle values, const char* caller, co
   std::vector<int> members;
   PyTypeObject* type = Py_TYPE(values.ptr());
   bool plain = type == &PySet_Type || type == &PyFrozenSet_Type || type == &PyList_Type || type == &PyTuple_Type;
+  // A list longer than the job can hold valid members goes to the converter, which reads only
+  // its start (bounded messages and memory whatever the size).
+  plain = plain && static_cast<std::size_t>(PyObject_Length(values.ptr())) <=
+                       static_cast<std::size_t>(popdist::num_instances());
   if (plain) {
     members.reserve(static_cast<std::size_t>(PyObject_Length(values.ptr())));
     for (py::handle item : values) {
@@ -134,7 +139,9 @@ std::vector<int> checked_instance_list(py::handle values, const char* caller, co
       members.push_back(static_cast<int>(index));
     }
   }
-  if (!plain) members = popdist::python::instance_list(values, caller, argument);
+  if (!plain) {
+    return popdist::python::checked_instance_list(values, popdist::num_instances(), caller, argument, allow_empty);
+  }
   return popdist::checked_instances(members, popdist::num_instances(), caller, allow_empty);
 }
 
@@ -284,6 +291,25 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
   }
 }
 
+// popdist's waits call this about every 50 ms while they sleep (popdist/interrupts.hpp): Python's
+// signal handlers run (in the main thread only, as always), and a KeyboardInterrupt they raise
+// abandons the wait and reaches the caller, instead of Ctrl-C waiting for the others to arrive.
+void check_python_signals() {
+#if PY_VERSION_HEX >= 0x030D0000
+  const bool finalizing = Py_IsFinalizing() != 0;
+#else
+  const bool finalizing = _Py_IsFinalizing() != 0;  // public as Py_IsFinalizing from 3.13
+#endif
+  if (Py_IsInitialized() == 0 || finalizing) return;
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_CheckSignals() != 0) {
+    py::error_already_set raised;  // takes the pending exception (with the GIL held)
+    PyGILState_Release(gil);
+    throw raised;
+  }
+  PyGILState_Release(gil);
+}
+
 PyMethodDef hot_functions[] = {
     {"execute_on_instances", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(execute_on_instances)),
      METH_FASTCALL,
@@ -299,6 +325,7 @@ PYBIND11_MODULE(_mpi, m) {
   m.doc() = "popdist's MPI layer: init/finalize, communicators, synchronize, execute_on_instances.";
   popdist::python::register_exception_translator();
   popdist::python::register_collectives(m);  // broadcast_bytes, allgather_bytes (collectives.cpp)
+  popdist::set_interrupt_check(check_python_signals);
 
   m.def(
       "init",

@@ -4,16 +4,39 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace popdist::python {
 
-/// Any iterable of integers (list, set, range, generator, numpy integers) as a list, in the
-/// order given, duplicates kept for the core to report. A str/bytes, a non-iterable, a bool or a
-/// non-integer item throws UsageError "<caller>: <argument> must ...", naming the value.
-[[nodiscard]] std::vector<int> instance_list(pybind11::handle values, const char* caller, const char* argument);
+/// The first values of a list of instance indices, and how many values it holds.
+struct InstanceList {
+  std::vector<int> values;           ///< at most the `limit` given to instance_list
+  std::optional<std::size_t> given;  ///< the list's length; std::nullopt: unknown, more than values
+};
+
+/// Any iterable of integers (list, set, range, generator, numpy integers), in the order given,
+/// duplicates kept for the core to report; at most `limit` values are read (the core's
+/// instance_read_limit), so range(10**18) or itertools.repeat(0) costs no more than a short
+/// list. A str/bytes, a non-iterable, a bool or a non-integer item throws UsageError
+/// "<caller>: <argument> must ...", naming the value (shortened).
+[[nodiscard]] InstanceList instance_list(pybind11::handle values, const char* caller, const char* argument,
+                                         std::size_t limit);
+
+/// instance_list, then the core's checked_instances over `num_instances`: the sorted members.
+[[nodiscard]] std::vector<int> checked_instance_list(pybind11::handle values, int num_instances, const char* caller,
+                                                     const char* argument, bool allow_empty);
+
+/// repr(value) for an error message, shortened as the core's shown_text does.
+[[nodiscard]] std::string shown_repr(pybind11::handle value);
+
+/// An integer argument of a PopDist call (a count, an index): an int or anything with
+/// __index__ (numpy integers), in [low, high]. A bool, a float, a str or a value out of range
+/// throws UsageError "<caller>: <argument>=<value> ...": never pybind11's signature dump.
+[[nodiscard]] int integer_argument(pybind11::handle value, const char* caller, const char* argument, int low,
+                                   int high);
 
 /// A timeout argument: None -> std::nullopt; an int or float -> the core's checked_timeout under
 /// `caller`. Anything else (a bool, a str) throws UsageError naming it.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 
 namespace popdist::detail {
@@ -26,29 +27,44 @@ Deadline Deadline::after(std::optional<double> seconds) {
   return deadline;
 }
 
-bool wait_all(std::vector<MPI_Request>& requests, const Deadline& deadline, const char* function) {
-  const auto count = static_cast<int>(requests.size());
-  if (!deadline.bounded()) {
+bool wait_all(MPI_Request* requests, int count, const Deadline& deadline, const char* function) {
+  if (!deadline.bounded() && !interrupt_check_installed()) {
     MpiLock lock;
-    check_mpi(MPI_Waitall(count, requests.data(), MPI_STATUSES_IGNORE), function);
+    check_mpi(MPI_Waitall(count, requests, MPI_STATUSES_IGNORE), function);
     return true;
   }
   const auto start = Deadline::Clock::now();
+  InterruptPoll interrupts;
   for (;;) {
     int done = 0;
     {
       MpiLock lock;
-      check_mpi(MPI_Testall(count, requests.data(), &done, MPI_STATUSES_IGNORE), function);
+      check_mpi(MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE), function);
     }
     if (done != 0) return true;
     if (deadline.passed()) return false;
     const auto waited = Deadline::Clock::now() - start;
     if (waited >= kYieldFor) {
       std::this_thread::sleep_for(kSleepBetweenPolls);
+      interrupts();
     } else if (waited >= kSpinFor) {
       std::this_thread::yield();
     }
   }
+}
+
+void interruptible_barrier(MPI_Comm comm, const char* function) {
+  if (!interrupt_check_installed()) {
+    MpiLock lock;
+    check_mpi(MPI_Barrier(comm), function);
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  {
+    MpiLock lock;
+    check_mpi(MPI_Ibarrier(comm, &request), function);
+  }
+  (void)wait_all(&request, 1, Deadline(), function);
 }
 
 }  // namespace popdist::detail

@@ -28,10 +28,18 @@ class Deadline {
   Clock::time_point at_{};
 };
 
-/// Waits for every request to complete. Unbounded: MPI_Waitall. Bounded: polls MPI_Testall
-/// (spin, then yield, then sleep between polls, so that an oversubscribed machine still runs
-/// the processes we wait for) and returns false once the deadline passes with requests still
-/// outstanding (they stay active: the caller decides what becomes of them).
-[[nodiscard]] bool wait_all(std::vector<MPI_Request>& requests, const Deadline& deadline, const char* function);
+/// Waits for every request to complete. Unbounded and no interrupt check installed: MPI_Waitall.
+/// Otherwise polls MPI_Testall (spin, then yield, then sleep between polls, so that an
+/// oversubscribed machine still runs the processes we wait for; the interrupt check every 50 ms
+/// while sleeping, which may throw) and returns false once the deadline passes with requests
+/// still outstanding (they stay active: the caller decides what becomes of them).
+[[nodiscard]] bool wait_all(MPI_Request* requests, int count, const Deadline& deadline, const char* function);
+[[nodiscard]] inline bool wait_all(std::vector<MPI_Request>& requests, const Deadline& deadline, const char* function) {
+  return wait_all(requests.data(), static_cast<int>(requests.size()), deadline, function);
+}
+
+/// MPI_Barrier over `comm`; with an interrupt check installed (Python), MPI_Ibarrier polled as
+/// wait_all does, so that Ctrl-C is noticed while the others have not come.
+void interruptible_barrier(MPI_Comm comm, const char* function);
 
 }  // namespace popdist::detail

@@ -5,13 +5,16 @@
 
 #include "popdist/runtime.hpp"
 #include "process/process_state.hpp"
+#include "runtime/fork_guard.hpp"
 
 namespace popdist {
 
 void init() {
+  if (detail::in_forked_child()) detail::throw_forked_child("init");
   auto& state = detail::process_state();
   std::lock_guard<std::mutex> guard(state.runtime.lifecycle_mutex);
   if (detail::g_hot.initialized.load(std::memory_order_acquire)) return;
+  detail::install_fork_guard();
   detail::start_runtime(state.runtime);  // leaves nothing half-made when it throws
   try {
     state.registry.attach(state.runtime);
@@ -26,6 +29,7 @@ void init() {
 bool is_initialized() noexcept { return detail::g_hot.initialized.load(std::memory_order_acquire); }
 
 void finalize() {
+  if (detail::in_forked_child()) return;  // nothing of MPI belongs to a fork() child (fork_guard.hpp)
   auto& state = detail::process_state();
   std::lock_guard<std::mutex> guard(state.runtime.lifecycle_mutex);
   // MPI only if popdist started it (mpi4py or the host program finalize their own).

@@ -63,7 +63,18 @@ FailureInfo describe_safely(const FailureDescriber& describe, std::exception_ptr
 /// TimeoutError; the agreement itself is then bounded by the same timeout.
 void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDescriber& describe) {
   const auto timeout = detail::runtime_state().default_timeout;
-  if (timeout) detail::timed_barrier(entry, *timeout);
+  if (timeout) {
+    try {
+      detail::timed_barrier(entry, *timeout);
+    } catch (const TimeoutError& error) {
+      // The error names the call the user made (over all instances the members meet in the root
+      // scope's barrier, whose own message says "synchronize").
+      throw TimeoutError(fmt::format("execute_on_instances over {}: the members did not all finish the function "
+                                     "within {} s (POPDIST_SYNC_TIMEOUT): {}",
+                                     detail::format_set(entry.members), *timeout, error.what()),
+                         error.missing_instances());
+    }
+  }
   const int failed_here = failure ? 1 : 0;
   int failed_anywhere = 0;
   {
@@ -122,7 +133,9 @@ Entry& entry_for(const Instances& instances) {
   detail::require_initialized("execute_on_instances");
   // To the lookup, no id and no instances mean "the current scope"; here they are an error.
   if (instances.empty()) return detail::registry().find_or_add({}, "", "execute_on_instances");
-  return detail::lookup_entry("", instances, "execute_on_instances");
+  // Over all instances, however named: the root scope (one set, one barrier), so that a bare
+  // synchronize() inside meets participants= or an id outside.
+  return detail::barrier_entry(detail::lookup_entry("", instances, "execute_on_instances"));
 }
 
 bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe) {

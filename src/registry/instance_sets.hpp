@@ -29,7 +29,8 @@ namespace popdist::detail {
 
 /// Message kinds on popdist's control communicator. The handshake uses one fixed tag (see
 /// handshake.cpp for why); the timed synchronize uses two tags per set, derived from its hash.
-enum class ControlTag : int { Handshake = 1, FirstSetTag = 16 };
+/// WaitedIn: a failed timed synchronize names the set it waited in (protocols/waited_in.hpp).
+enum class ControlTag : int { Handshake = 1, WaitedIn = 2, FirstSetTag = 16 };
 enum class TimedKind : int { Arrived = 0, GaveUp = 1 };
 
 /// A tag in [FirstSetTag, tag_ub] for (set, kind): different sets get different tags unless

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "registry/entry.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"
@@ -85,6 +86,11 @@ Entry& resolve(const std::string& id, const Members& participants, const char* f
 }
 
 }  // namespace
+
+Entry& barrier_entry(Entry& entry) noexcept {
+  Entry* root = g_root_scope.load(std::memory_order_acquire);
+  return root != nullptr && entry.members.size() == root->members.size() ? *root : entry;
+}
 
 Entry& lookup_entry(const std::string& id, const InstanceSet& participants, const char* function) {
   return resolve(id, participants, function);

@@ -6,6 +6,7 @@
 #include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
+#include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/timed_barrier.hpp"
@@ -53,9 +54,10 @@ void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag
   // The root scope (a bare synchronize() outside execute_on_instances) is not a registered set:
   // it uses the runtime's own duplicate of MPI_COMM_WORLD, with no handshake, so that it is a
   // plain MPI_Barrier from the first call. Registering the set of all instances explicitly
-  // creates an ordinary entry (handshake and all) like any other set, so that registration
-  // behaves the same whatever the set. Its hash is salted so that its timed-synchronize tags
-  // differ from the registered world set's.
+  // creates an ordinary entry (handshake and all, and a communicator of its own for the user's
+  // MPI calls) like any other set, so that registration behaves the same whatever the set; but
+  // every barrier over that set is the root's (barrier_entry, lookup.hpp: one set, one barrier).
+  // Its hash is salted so that its timed-synchronize tags differ from the registered world set's.
   root_ = make_entry(std::move(everyone));
   root_->hash ^= 0x9e3779b97f4a7c15ULL;
   root_->arrived_tag = timed_tag(root_->hash, TimedKind::Arrived, tag_ub_);
@@ -126,14 +128,21 @@ Entry& Registry::named(const std::string& id, const char* function) {
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const auto found = by_id_.find(id);
   if (found == by_id_.end()) {
+    // Bounded: the id shortened, the first few registered ids (a message is never megabytes).
     std::vector<std::string> known;
-    for (const auto& [name, entry] : by_id_) known.push_back(fmt::format("'{}' {}", name, format_set(entry->members)));
+    for (const auto& [name, entry] : by_id_) {
+      if (known.size() == 5) {
+        known.push_back(fmt::format("... ({} ids)", by_id_.size()));
+        break;
+      }
+      known.push_back(fmt::format("'{}' {}", shown_text(name), format_set(entry->members)));
+    }
     throw UsageError(fmt::format("{}: unknown communicator id '{}' ({}); register it first with "
                                  "register_communicator(participants, '{}'), or pass the participants",
-                                 function, id,
+                                 function, shown_text(id),
                                  known.empty() ? std::string("no ids are registered")
                                                : fmt::format("registered: {}", fmt::join(known, ", ")),
-                                 id));
+                                 shown_text(id)));
   }
   return *found->second;
 }

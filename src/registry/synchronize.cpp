@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
 #include "registry/entry.hpp"
 #include "registry/instance_sets.hpp"
@@ -50,8 +51,7 @@ inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
       if (!entry.created.load(std::memory_order_acquire)) create_for_synchronize(entry);
       if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
       const detail::UntimedTurn in_turn(entry.synchronize_turn);
-      detail::MpiLock lock;
-      detail::check_mpi(MPI_Barrier(entry.comm), "MPI_Barrier");
+      detail::interruptible_barrier(entry.comm, "MPI_Barrier");  // MPI_Barrier from C++
       return;
     }
     case BarrierStrategy::Timed:
@@ -69,7 +69,7 @@ void synchronize(const std::string& communicator_id, const InstanceSet& particip
   // per-thread lookup cache (lookup.hpp).
   Entry& entry = communicator_id.empty() && participants.empty()
                      ? *detail::current_entry()
-                     : detail::lookup_entry(communicator_id, participants, "synchronize");
+                     : detail::barrier_entry(detail::lookup_entry(communicator_id, participants, "synchronize"));
   wait_on(entry, timeout);
 }
 

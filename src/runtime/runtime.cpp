@@ -20,11 +20,13 @@
 
 #include "core/log.hpp"
 #include "mpi/deadline.hpp"
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology_fields.hpp"
+#include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
 #include "runtime/runtime_state.hpp"
@@ -34,6 +36,16 @@ namespace popdist {
 namespace detail {
 
 void throw_not_initialized(const char* function) {
+  if (in_forked_child()) throw_forked_child(function);
+  int finalized = 0;
+  MPI_Finalized(&finalized);  // callable at any time, before MPI_Init and after MPI_Finalize
+  if (finalized != 0) {
+    // "Call init() first" would be bad advice: init() cannot start MPI a second time.
+    throw UsageError(fmt::format("{}: MPI has been finalized in this process (popdist.finalize(), C++: "
+                                 "popdist::finalize(), or the program that started MPI), and MPI cannot be started "
+                                 "twice in a process: popdist's collectives are over for this process",
+                                 function));
+  }
   throw UsageError(fmt::format("{}: popdist is not initialized: call popdist.init() (C++: popdist::init()) first",
                                function));
 }
@@ -99,6 +111,7 @@ void free_comm(MPI_Comm& comm) noexcept {
 // exception does -- and only a successful exit finalizes. Only when popdist started MPI: a host
 // program that initialized MPI decides its own teardown.
 void finalize_at_exit(int status, void* /*unused*/) {
+  if (detail::in_forked_child()) return;  // the parent's MPI: not this process's to end
   const auto& state = runtime_state();
   if (status != 0 && state.owns_mpi && state.size > 1 && is_initialized() && detail::mpi_is_usable()) {
     // Plain stdio: static objects such as the logger's sinks may already be destroyed at exit.
@@ -295,6 +308,10 @@ void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr
     return;
   } catch (...) {
   }
+  if (wait_was_interrupted()) {
+    state.mpi_wedged = true;  // Ctrl-C left an exchange's collectives outstanding, as a timeout does
+    return;
+  }
   free_comm(state.host);
   free_comm(state.control);
   free_comm(state.world);
@@ -341,7 +358,8 @@ bool is_uniform_replicas_per_instance() { return topology().uniform_replicas_per
 bool is_popdist_env_set() { return topology().popdist_env_set; }
 
 void abort_job(int exit_code) noexcept {
-  if (detail::mpi_is_usable()) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  // A fork() child must not abort its parent's job: it ends alone.
+  if (!detail::in_forked_child() && detail::mpi_is_usable()) MPI_Abort(MPI_COMM_WORLD, exit_code);
   std::_Exit(exit_code);
 }
 

@@ -64,27 +64,52 @@ def failing_instance(popdist):
     check(result.returncode != 0, f"an instance killed by a signal must fail the run: {describe(result)}")
 
 
-def signal_forwarding(popdist):
+def signal_forwarding(popdist, signum=signal.SIGTERM, ignoring=""):
     # SIGTERM to popdist run reaches mpirun, which ends every instance; nothing is left behind.
+    # SIGKILL cannot be forwarded: the parent-death signal of mpirun does it (see killed()).
     token = f"{os.getpid()}.{int(time.time())}"
     proc = subprocess.Popen([popdist, "run", "--num-instances", "2", "--num-replicas", "2", "--", "sh", "-c",
-                             f"exec sleep 29.{token.replace('.', '')}"], env=popdist_env(popdist),
+                             f"{ignoring}exec sleep 29.{token.replace('.', '')}"], env=popdist_env(popdist),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and len(sleepers(token)) < 2:
             time.sleep(0.05)
         check(len(sleepers(token)) == 2, "the two instances did not start")
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise CheckFailed("popdist run did not end after SIGTERM")
-    check(proc.returncode != 0, f"SIGTERM must end the run with a failure status, got {proc.returncode}")
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and sleepers(token):
+        raise CheckFailed(f"popdist run did not end after {signal.Signals(signum).name}")
+    check(proc.returncode != 0, f"{signal.Signals(signum).name} must end the run with a failure status, got "
+                                f"{proc.returncode}")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (sleepers(token) or mpiruns(token)):
         time.sleep(0.05)
-    check(not sleepers(token), f"instances left running after SIGTERM: {sleepers(token)}")
+    left = sleepers(token) + mpiruns(token)
+    check(not left, f"processes left running after {signal.Signals(signum).name} to popdist run: {left}")
+
+
+def killed(popdist):
+    # SIGKILL to popdist run (the OOM killer, `timeout -s KILL`, a scheduler): it forwards nothing,
+    # yet mpirun and every instance end -- even instances that ignore SIGTERM and SIGINT.
+    signal_forwarding(popdist, signal.SIGKILL)
+    signal_forwarding(popdist, signal.SIGKILL, ignoring="trap '' TERM INT; ")
+
+
+def mpiruns(token):
+    """The mpirun processes running the instances of `token` (their command line names it)."""
+    return [pid for pid, cmdline in command_lines() if cmdline.startswith(b"mpirun\0") and
+            token.replace(".", "").encode() in cmdline]
+
+
+def command_lines():
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                yield int(pid), f.read()
+        except (OSError, ValueError):
+            pass
 
 
 def sleepers(token):
@@ -453,7 +478,7 @@ def _cmdline(pid):
 CHECKS = {
     "single-host": single_host, "fake-hosts": fake_hosts, "poprun-corpus": poprun_corpus,
     "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
-    "signal-forwarding": signal_forwarding, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
+    "signal-forwarding": signal_forwarding, "killed": killed, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
     "verbatim-program": verbatim_program, "progress": progress,
     "slurm-dead-instance": slurm_dead_instance,

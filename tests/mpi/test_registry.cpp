@@ -24,7 +24,8 @@ TEST_CASE("MPI.registry: the same set twice is one communicator", "[registry]") 
   popdist::register_communicator(everybody);
   CHECK(popdist::native_communicator("", everybody) == first);
   CHECK(size_of(first) == n);
-  // An explicitly registered world set is a communicator of its own, not the root scope's.
+  // An explicitly registered world set is a communicator of its own, not the root scope's (its
+  // barriers are the root's: one set, one barrier).
   CHECK(first != popdist::native_communicator());
   CHECK(everyone(size_of(first) == n));
 }
@@ -197,7 +198,7 @@ TEST_CASE("MPI.registry: lookups from several threads", "[registry][threads]") {
   CHECK(everyone(true));
 }
 
-TEST_CASE("MPI.registry: collectives on different sets from two threads", "[registry][threads]") {
+TEST_CASE("MPI.registry: the set of all instances named two ways from two threads", "[registry][threads]") {
   popdist::init();
   int provided = 0;
   MPI_Query_thread(&provided);
@@ -205,8 +206,9 @@ TEST_CASE("MPI.registry: collectives on different sets from two threads", "[regi
   const auto everybody = all_instances(n);
   popdist::register_communicator(everybody, "second-world");
   if (provided == MPI_THREAD_MULTIPLE) {
-    // Each thread's sequence is the same on every rank, and the two threads use different
-    // communicators (the root scope's and the registered set's): legal under MULTIPLE.
+    // Each thread's sequence is the same on every rank. The registered set of all instances is
+    // the root scope's set (one set, one barrier): the two threads take turns on it, each call
+    // one whole barrier, so every rank makes 400 barriers whatever the interleaving.
     int done_root = 0;
     int done_set = 0;
     std::thread root([&] {

@@ -64,8 +64,17 @@ int main(int argc, char** argv) {
     verdict.check(contains(later, "abandoned after a timed-out synchronize"), "abandoned: " + later);
   }
   // 3. A subset never used before, whose communicator does not exist: instance 0 waits for
-  //    instance 1, which never comes (with 2 ranks, instance 1 is the late one).
-  if (me == 0) {
+  //    instance 1, which never comes (from 3 ranks on; with 2, {0, 1} is all instances: the
+  //    root scope's set, abandoned above).
+  if (n == 2) {
+    std::string same_set;
+    try {
+      popdist::synchronize("", {0, 1}, timeout);
+    } catch (const popdist::UsageError& error) {
+      same_set = error.what();
+    }
+    verdict.check(contains(same_set, "abandoned after a timed-out synchronize"), "one set, one barrier: " + same_set);
+  } else if (me == 0) {
     std::string first_use;
     try {
       popdist::synchronize("", {0, 1}, timeout);

@@ -33,6 +33,37 @@ TEST_CASE("arguments.instances: errors name the caller, the values and the range
   CHECK_THROWS_AS(checked_instances({0, 0}, 1, "f", true), UsageError);
 }
 
+TEST_CASE("arguments.instances: errors stay short whatever the list", "[arguments]") {
+  std::vector<int> million(1000000);
+  for (int i = 0; i < 1000000; ++i) million[static_cast<std::size_t>(i)] = i;
+  CHECK_THROWS_WITH(checked_instances(million, 2, "synchronize(participants=...)"),
+                    "synchronize(participants=...): participants 2, 3, 4, 5, 6, ... out of range (999,998 of "
+                    "1,000,000 participants): valid instance indices are 0..1 (2 instances)");
+  CHECK_THROWS_WITH(checked_instances(std::vector<int>(1000000, 1), 2, "registerCommunicator"),
+                    "registerCommunicator: duplicate participant 1 in [1, 1, 1, 1, 1, 1, 1, 1, ...] (1,000,000 "
+                    "participants): each instance may appear once");
+}
+
+TEST_CASE("arguments.instances: a list cut short at the read limit", "[arguments]") {
+  CHECK(instance_read_limit(4) == 9);
+  // The first 7 of 1,000,000 values were read.
+  CHECK_THROWS_WITH(checked_instances({0, 1, 2, 3, 4, 5, 6}, 2, "synchronize(participants=...)", false, 1000000),
+                    "synchronize(participants=...): 1,000,000 participants for a job of 2 instances: at most 2 can be "
+                    "valid, each instance once (valid instance indices are 0..1); out of range: 2, 3, 4, 5, 6");
+  CHECK_THROWS_WITH(checked_instances({0, 0, 0}, 1, "f", false, std::nullopt),
+                    "f: more than 3 participants for a job of 1 instance: at most 1 can be valid, each instance once "
+                    "(valid instance indices are 0..0); repeated: 0");
+  // Read whole: exactly the plain check.
+  CHECK(checked_instances({1, 0}, 2, "f", false, 2) == std::vector<int>{0, 1});
+}
+
+TEST_CASE("arguments.shown_text: at most 64 characters, cut on a character boundary", "[arguments]") {
+  CHECK(shown_text("short") == "short");
+  CHECK(shown_text(std::string(1000000, 'x')) == std::string(64, 'x') + "... (1,000,000 bytes)");
+  // 63 ASCII bytes then a 2-byte character across the cut: the whole character goes.
+  CHECK(shown_text(std::string(63, 'a') + "\xc3\xa9" + std::string(10, 'b')) == std::string(63, 'a') + "... (75 bytes)");
+}
+
 TEST_CASE("arguments.timeout: positive seconds or infinity", "[arguments]") {
   CHECK(checked_timeout(0.001, "synchronize") == 0.001);
   CHECK(checked_timeout(30, "synchronize") == 30);

@@ -1,6 +1,7 @@
 #include "process_runner.hpp"
 
 #include <fmt/format.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,7 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
   for (const int signal : forwarded) sigaddset(&blocked, signal);
   ::sigprocmask(SIG_BLOCK, &blocked, &old_mask);
 
+  const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
@@ -127,6 +129,11 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
     throw Error(fmt::format("cannot start {}: fork failed: {}", path, std::strerror(error)));
   }
   if (pid == 0) {
+    // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
+    // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
+    // instances as it does on a forwarded one. Checked against a parent that died before prctl.
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(128 + SIGTERM);
     // exec resets caught signals to their default; nothing else to undo.
     ::close(status_pipe[0]);
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);

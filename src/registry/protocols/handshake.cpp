@@ -63,6 +63,7 @@
 #include <string_view>
 #include <thread>
 
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -386,6 +387,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   };
 
   const auto start = std::chrono::steady_clock::now();
+  InterruptPoll interrupts;
   while (!run.done()) {
     if (take_one()) continue;
     if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control, caller);
@@ -395,6 +397,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     run.escalate_if_due(waited);
     if (waited > std::chrono::milliseconds(10)) {
       std::this_thread::sleep_for(std::chrono::microseconds(100));
+      interrupts();  // Ctrl-C while a member has not come (popdist/interrupts.hpp)
     } else if (waited > std::chrono::microseconds(50)) {
       std::this_thread::yield();
     }

@@ -15,6 +15,9 @@
 #include <new>
 #include <vector>
 
+#include "core/log.hpp"
+#include "mpi/deadline.hpp"
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 
@@ -98,11 +101,12 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
           ? static_cast<MPI_Aint>(sizeof(Shared) + alignof(Shared) - 1 +
                                   static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>))
           : 0;
-  check_mpi(MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared, &base, &window_),
-            "MPI_Win_allocate_shared");
+  const int allocated = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared, &base, &window_);
   MPI_Aint size = 0;
   int unit = 0;
-  check_mpi(MPI_Win_shared_query(window_, 0, &size, &unit, &base), "MPI_Win_shared_query");
+  const int queried =
+      allocated == MPI_SUCCESS ? MPI_Win_shared_query(window_, 0, &size, &unit, &base) : allocated;
+  if (!agree_on_window(world, allocated, queried, base, size)) return;  // MPI_Barrier instead
   // The leader places the words at the first aligned address of its mapping; the others may map
   // the window elsewhere, so they take the leader's offset (broadcast below), not their own.
   int offset = 0;
@@ -149,14 +153,46 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
   check_mpi(code, "MPI_Group_translate_ranks");
 }
 
+bool HostBarrier::agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size) {
+  // Open MPI may fail to set up the shared segment (seen under load: open(2) ENOENT in its
+  // session directory), on some instances only, or hand out a window with no mapping. Using the
+  // words then would dereference null; failing on some instances only would leave the others
+  // waiting in the next collective. So every instance says whether its window is usable, and
+  // unless all are, every instance falls back to MPI_Barrier over a duplicate of `world`.
+  // The query names the leader's segment: at least the words and one slot per local instance.
+  const auto needed = sizeof(Shared) + static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>);
+  int usable[2] = {allocated == MPI_SUCCESS ? 1 : 0,
+                   queried == MPI_SUCCESS && base != nullptr && static_cast<std::size_t>(size) >= needed ? 1 : 0};
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, usable, 2, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+  if (usable[0] == 1 && usable[1] == 1) return true;
+  if (usable[0] == 1) {
+    check_mpi(MPI_Win_free(&window_), "MPI_Win_free");  // made everywhere: freed everywhere
+  } else {
+    window_ = MPI_WIN_NULL;  // not made everywhere: a collective free could wait forever; left to MPI
+  }
+  check_mpi(MPI_Comm_dup(world, &fallback_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_set_errhandler(fallback_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  char text[MPI_MAX_ERROR_STRING] = "";
+  int length = 0;
+  const int failed = allocated != MPI_SUCCESS ? allocated : queried;
+  if (failed != MPI_SUCCESS) MPI_Error_string(failed, text, &length);
+  logger().warn("synchronize: the shared-memory window of the host barrier is not usable on every instance (this "
+                "one: {}); synchronize() over all instances uses MPI_Barrier instead",
+                failed != MPI_SUCCESS ? std::string(text, static_cast<std::size_t>(length))
+                                      : base == nullptr ? std::string("no mapping") : std::string("usable"));
+  return false;
+}
+
 HostBarrier::~HostBarrier() {
   if (!mpi_is_usable()) return;
   MpiLock lock;
+  if (fallback_ != MPI_COMM_NULL) MPI_Comm_free(&fallback_);
   if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
 }
 
-void HostBarrier::wait_for_generation(std::uint32_t seen) const noexcept {
+void HostBarrier::wait_for_generation(std::uint32_t seen) const {
+  InterruptPoll interrupts;  // while sleeping: Ctrl-C within ~50 ms (popdist/interrupts.hpp)
   for (int poll = 0; shared_->generation.load(std::memory_order_acquire) == seen; ++poll) {
     if (poll < spin_polls_) {
       cpu_relax();
@@ -169,6 +205,7 @@ void HostBarrier::wait_for_generation(std::uint32_t seen) const noexcept {
       shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
       if (shared_->generation.load(std::memory_order_seq_cst) == seen) futex_wait(shared_->generation, seen);
       shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      interrupts();
     }
   }
 }
@@ -178,8 +215,9 @@ void HostBarrier::release(std::uint32_t next) const noexcept {
   if (shared_->sleepers.load(std::memory_order_seq_cst) != 0) futex_wake_all(shared_->generation);
 }
 
-std::uint32_t HostBarrier::wait_for_arrivals() const noexcept {
+std::uint32_t HostBarrier::wait_for_arrivals() const {
   const auto others = static_cast<std::uint64_t>(local_count_ - 1);
+  InterruptPoll interrupts;
   for (int poll = 0;; ++poll) {
     const auto state = shared_->state.load(std::memory_order_acquire);
     if (count_of(state) == others) return round_of(state);
@@ -191,6 +229,7 @@ std::uint32_t HostBarrier::wait_for_arrivals() const noexcept {
       // The host's others are not running: give them the core (their arrival needs no wake).
       timespec pause{0, 20'000};
       nanosleep(&pause, nullptr);
+      interrupts();
     }
   }
 }
@@ -214,6 +253,10 @@ void throw_if_forked_child() {
 
 void HostBarrier::wait() {
   throw_if_forked_child();
+  if (fallback_ != MPI_COMM_NULL) {
+    interruptible_barrier(fallback_, "MPI_Barrier");
+    return;
+  }
   if (leaders_size_ == 1 || local_rank_ != 0) {
     // One host, or a non-leader: count this arrival. On one host the last to arrive ends the
     // round and releases everyone; across hosts the leader does (below).
@@ -232,10 +275,7 @@ void HostBarrier::wait() {
   }
   // Several hosts, the leader: waits for its host, meets the other leaders, then releases.
   const auto round = wait_for_arrivals();
-  {
-    MpiLock lock;
-    check_mpi(MPI_Barrier(leaders_), "MPI_Barrier");
-  }
+  interruptible_barrier(leaders_, "MPI_Barrier");
   finish_round(round);
 }
 
@@ -279,6 +319,7 @@ HostBarrier::TimedOutcome HostBarrier::outcome_of_failure(TimedOutcome::Kind kin
 
 HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::time_point deadline) {
   throw_if_forked_child();
+  InterruptPoll interrupts;
   const auto count = static_cast<std::uint64_t>(local_count_);
   const auto before = arrive_timed();
   const auto round = round_of(before);
@@ -319,6 +360,7 @@ HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::tim
         futex_wait(shared_->generation, round, static_cast<long>(std::min<long long>(left, 10'000'000)) + 1);
       }
       shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+      interrupts();
     }
   }
 }

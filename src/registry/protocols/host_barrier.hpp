@@ -56,7 +56,9 @@ class HostBarrier {
 
   /// The layout it found (for tests and logs).
   [[nodiscard]] int local_count() const noexcept { return local_count_; }
-  [[nodiscard]] bool spans_hosts() const noexcept { return leaders_size_ > 1; }
+  /// True across hosts, and when the shared-memory window was not usable (then the barrier is
+  /// MPI_Barrier, and a timed synchronize takes the protocol for several hosts).
+  [[nodiscard]] bool spans_hosts() const noexcept { return leaders_size_ > 1 || fallback_ != MPI_COMM_NULL; }
 
  private:
   /// The words shared inside a host, each on its own cache line so that arrivals (the counter)
@@ -79,10 +81,13 @@ class HostBarrier {
   static constexpr std::uint32_t round_of(std::uint64_t state) noexcept { return static_cast<std::uint32_t>(state >> 32); }
   static constexpr std::uint64_t count_of(std::uint64_t state) noexcept { return state & kCountMask; }
 
-  void wait_for_generation(std::uint32_t seen) const noexcept;
+  /// Collective over `world`: true when every instance's window is usable; otherwise frees what
+  /// can be freed, makes `fallback_` and logs a warning naming this instance's failure.
+  bool agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size);
+  void wait_for_generation(std::uint32_t seen) const;  ///< may throw: the interrupt check
   void release(std::uint32_t next) const noexcept;
   /// The leader's wait for the host's other instances; returns the round.
-  std::uint32_t wait_for_arrivals() const noexcept;
+  std::uint32_t wait_for_arrivals() const;  ///< may throw: the interrupt check
   /// Ends round `round`: the next round starts with no arrival, then everyone is released.
   void finish_round(std::uint32_t round) const noexcept;
   /// Arrives (timed): marks the slot, counts; the state before.
@@ -94,6 +99,8 @@ class HostBarrier {
 
   MPI_Comm leaders_ = MPI_COMM_NULL;  ///< MPI_COMM_NULL on non-leaders
   MPI_Win window_ = MPI_WIN_NULL;
+  /// A duplicate of the world when the window was not usable anywhere: wait() is MPI_Barrier on it.
+  MPI_Comm fallback_ = MPI_COMM_NULL;
   Shared* shared_ = nullptr;
   /// By local rank: (round << 2) | state (pending, counted, late), for naming the missing.
   std::atomic<std::uint64_t>* slots_ = nullptr;

@@ -77,16 +77,20 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/host_barrier.hpp"
 #include "registry/protocols/timed_rounds.hpp"
+#include "registry/protocols/waited_in.hpp"
 #include "registry/registry.hpp"
 #include "registry/synchronize_guard.hpp"
 #include "runtime/runtime_state.hpp"
@@ -112,6 +116,8 @@ constexpr double kRollCallShare = 0.5;
 constexpr double kRollCallMinimum = 0.05;  ///< seconds
 constexpr double kRollCallMaximum = 1.0;   ///< seconds
 constexpr auto kRollCallPoll = std::chrono::microseconds(200);
+/// How long a timed host-barrier failure listens for the missing members' sets (waited_in.hpp).
+constexpr double kHostAnswerGrace = 0.25;  ///< seconds
 
 std::vector<char> bytes_of(const Round& round) {
   std::vector<char> bytes(sizeof round);
@@ -232,7 +238,10 @@ class RoundCleanup {
 }
 
 [[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
-                                double seconds);
+                                double seconds, const std::string& explanation = {});
+
+/// The roll call's grace, from the call's timeout.
+double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum); }
 
 /// The failure path (step 4): tells every other member that this instance gives up, collects
 /// the others' notices for the roll call's grace, and throws TimeoutError naming the members
@@ -241,9 +250,13 @@ class RoundCleanup {
                                      double seconds, MPI_Comm control) {
   const auto notice = bytes_of(Round{mine.hash, mine.sequence, seconds});
   for (const auto other : rounds.others) pending_sends().send(notice, other, entry.gave_up_tag, control);
+  // Which set each member waited in: told to every other member, answered by those that waited
+  // in another set (waited_in.hpp).
+  WaitedIn waited(entry, control);
+  waited.tell(rounds.others);
 
   std::set<int> heard(givers.begin(), givers.end());
-  const auto grace = std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum);
+  const auto grace = roll_call_grace(seconds);
   const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
   while (heard.size() < rounds.others.size() && Clock::now() < until) {
     // The posted receive takes the first notice that comes; the others wait in MPI's queue for
@@ -258,27 +271,34 @@ class RoundCleanup {
       if (flag != 0 && rounds.gave_up_notice.hash == entry.hash) heard.insert(status.MPI_SOURCE);
     }
     drain_gave_up(entry, control, heard);
+    waited.take();
     if (heard.size() < rounds.others.size()) std::this_thread::sleep_for(kRollCallPoll);
   }
   std::vector<int> missing;
   for (const auto other : rounds.others) {
     if (heard.count(other) == 0) missing.push_back(other);
   }
-  throw_missing(entry, givers, missing, seconds);
+  // A missing member that waited in another set may answer a moment later: look again, briefly.
+  const auto answers_until = Clock::now() + std::chrono::milliseconds(20);
+  while (!missing.empty() && waited.heard().size() < missing.size() && Clock::now() < answers_until) {
+    waited.take();
+    std::this_thread::sleep_for(kRollCallPoll);
+  }
+  throw_missing(entry, givers, missing, seconds, waited.explain(missing));
 }
 
 /// Abandons the set and throws TimeoutError naming `missing`, the members that did not arrive;
 /// `givers`: the members that gave up first (empty when this instance's own deadline ended it).
 [[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
-                                double seconds) {
+                                double seconds, const std::string& explanation) {
   const auto how = givers.empty()
                        ? fmt::format("timed out after {} s", seconds)
                        : fmt::format("failed (instance{} {} gave up waiting first; this call's timeout: {} s)",
                                      givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), seconds);
   const auto what = missing.empty()
                         ? std::string("every member arrived, but not before a member's timeout ran out")
-                        : fmt::format("instance{} {} did not arrive", missing.size() == 1 ? "" : "s",
-                                      fmt::join(missing, ", "));
+                        : fmt::format("instance{} {} did not arrive{}", missing.size() == 1 ? "" : "s",
+                                      fmt::join(missing, ", "), explanation);
   const auto text = fmt::format("synchronize over {} ('{}') {}: {}; the set is now abandoned",
                                 format_set(entry.members), entry.name, how, what);
   abandon(entry, missing.empty() ? fmt::format("a member's timeout ran out")
@@ -293,19 +313,25 @@ namespace {
 
 /// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
 /// in shared memory, no message at all; it names the missing from their slots.
-void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me) {
+void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me,
+                        MPI_Comm control) {
   const TimedTurn in_turn(entry);
   auto outcome = host.wait_until(deadline);
-  switch (outcome.kind) {
-    case HostBarrier::TimedOutcome::Met:
-      return;
-    case HostBarrier::TimedOutcome::Late:
-      throw_others_gave_up(entry, {outcome.gave_up_by}, seconds, me);
-    case HostBarrier::TimedOutcome::TimedOut:
-      throw_missing(entry, {}, outcome.missing, seconds);
-    case HostBarrier::TimedOutcome::OtherGaveUp:
-      throw_missing(entry, {outcome.gave_up_by}, outcome.missing, seconds);
+  if (outcome.kind == HostBarrier::TimedOutcome::Met) return;
+  if (outcome.kind == HostBarrier::TimedOutcome::Late) throw_others_gave_up(entry, {outcome.gave_up_by}, seconds, me);
+  // Which set the missing waited in (waited_in.hpp), for at most a quarter second (no roll call
+  // here: a missing member that died would cost the whole grace).
+  WaitedIn waited(entry, control);
+  waited.tell(outcome.missing);
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                                        std::min(roll_call_grace(seconds), kHostAnswerGrace)));
+  while (waited.heard().size() < outcome.missing.size() && Clock::now() < until) {
+    waited.take();
+    std::this_thread::sleep_for(kRollCallPoll);
   }
+  const auto givers = outcome.kind == HostBarrier::TimedOutcome::OtherGaveUp ? std::vector<int>{outcome.gave_up_by}
+                                                                              : std::vector<int>{};
+  throw_missing(entry, givers, outcome.missing, seconds, waited.explain(outcome.missing));
 }
 
 }  // namespace
@@ -321,7 +347,7 @@ void timed_barrier(Entry& entry, double seconds) {
   const auto deadline =
       start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
   if (auto* host = entry.host_barrier; host != nullptr && !host->spans_hosts()) {
-    timed_host_barrier(entry, *host, seconds, deadline, me);
+    timed_host_barrier(entry, *host, seconds, deadline, me, control);
     return;
   }
 
@@ -396,6 +422,9 @@ void timed_barrier(Entry& entry, double seconds) {
   // 3. Poll: one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and our sends.
   const auto total = static_cast<int>(rounds.requests.size());
   std::vector<int> early_givers;  // members that gave up on this round while we still waited
+  InterruptPoll interrupts;
+  std::optional<WaitedIn> waited;  // made once this wait sleeps: answers notices (waited_in.hpp)
+  auto last_answer = start;
   while (remaining > 0) {
     int completed = 0;
     {
@@ -424,6 +453,13 @@ void timed_barrier(Entry& entry, double seconds) {
     if (now >= deadline) break;
     if (now - start >= kYieldFor) {
       std::this_thread::sleep_for(kSleepBetweenPolls);
+      interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
+      if (now - last_answer >= InterruptPoll::kEvery) {
+        // A member that gave up on another set asks which set this instance waits in.
+        last_answer = now;
+        if (!waited) waited.emplace(entry, control);
+        waited->take();
+      }
     } else if (now - start >= kSpinFor) {
       std::this_thread::yield();
     }

@@ -1,5 +1,6 @@
 """registerCommunicator and synchronize under mpirun: scopes, subsets, ids, errors, timeouts, GIL."""
 
+import itertools
 import math
 import os
 import tempfile
@@ -101,6 +102,30 @@ def test_blocking_synchronize_releases_the_gil():
     ticks = run_while_ticking(popdist.synchronize)
     if RANK != 0:
         assert ticks >= 10, "the ticker thread did not run while synchronize() waited"
+
+
+def test_hostile_participants_are_read_only_up_to_the_job_size():
+    # Each call fails before any MPI on every instance (the same arguments everywhere), with a
+    # short message; an endless iterator is read only up to SIZE + 5 values.
+    taken = []
+
+    def endless():
+        for value in itertools.count():
+            taken.append(value)
+            yield value
+
+    calls = [
+        (lambda: popdist.synchronize(participants=range(10**18)), "1,000,000,000,000,000,000 participants"),
+        (lambda: popdist.registerCommunicator(itertools.repeat(0)), f"more than {SIZE + 5} participants"),
+        (lambda: popdist.execute_on_instances(endless(), print), f"more than {SIZE + 5} participants"),
+        (lambda: popdist.synchronize(participants=[SIZE] * 10**6), f"out of range: {SIZE}; repeated: {SIZE}"),
+        (lambda: popdist.synchronize("x" * 10**6), "... (1,000,000 bytes)"),
+    ]
+    for call, says in calls:
+        with pytest.raises(popdist.UsageError) as raised:
+            call()
+        assert says in str(raised.value) and len(str(raised.value)) < 600, str(raised.value)[:1000]
+    assert len(taken) == SIZE + 6
 
 
 def test_errors_name_the_python_call_and_infinity_means_no_limit():

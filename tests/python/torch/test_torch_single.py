@@ -60,7 +60,22 @@ print(json.dumps({"rank": dist.get_rank(), "world": dist.get_world_size(), "sum"
 BAD_CALLS = {  # call -> what its UsageError must say
     "popdist.torch.DistributedSampler([1, 2], seed=-1)": "seed=-1: expected None or an integer",
     "popdist.torch.DistributedSampler([1, 2], seed='7')": "seed='7': expected None or an integer",
-    "popdist.torch.init_process_group(timeout=0)": "timeout=0: expected a positive number of seconds",
+    # The timeout rule (DESIGN 11) under the call's name: 0, negative and NaN are errors.
+    "popdist.torch.init_process_group(timeout=0)": "popdist.torch.init_process_group: timeout=0 seconds is ambiguous",
+    "popdist.torch.init_process_group(timeout=float('nan'))": "init_process_group: timeout=nan seconds is not a timeout",
+    "popdist.torch.init_process_group(timeout=-5)": "init_process_group: timeout=-5 seconds is not a timeout",
+    "popdist.torch.init_process_group(timeout=datetime.timedelta(seconds=-1))":
+        "popdist.torch.init_process_group: timeout=datetime.timedelta(days=-1, seconds=86399) is not a timeout",
+    "popdist.torch.init_process_group(timeout=datetime.timedelta(0))": "timeout=datetime.timedelta(0) is not a timeout",
+    "popdist.torch.init_process_group(timeout='30')": "init_process_group: timeout must be a number of seconds",
+    "popdist.torch.init_process_group(timeout=True)": "init_process_group: timeout must be a number of seconds",
+    "popdist.torch.rendezvous(timeout=-1.5)": "popdist.torch.rendezvous: timeout=-1.5 seconds is not a timeout",
+    "popdist.lightning.PopdistEnvironment(timeout=float('nan'))":
+        "popdist.lightning.PopdistEnvironment: timeout=nan seconds is not a timeout",
+    "popdist.torch.init_process_group(backend='bogus')":
+        "popdist.torch.init_process_group: backend='bogus' is not a torch.distributed backend available here",
+    "popdist.torch.init_process_group(backend='cpu:gloo,cuda:bogus')": "backend='cpu:gloo,cuda:bogus' is not",
+    "popdist.torch.init_process_group(backend=3)": "init_process_group: backend must be a str",
     "popdist.torch.init_process_group(rank=1)": "rank=1 is decided by popdist",
     "popdist.torch.DistributedSampler([1, 2], 2, 0)": "num_replicas=2 disagrees with popdist's context (num_replicas 1",
     "popdist.torch.DistributedSampler([1, 2], num_replicas=1, rank=1)": "rank=1 disagrees with popdist's context (rank 0",
@@ -70,7 +85,7 @@ BAD_CALLS = {  # call -> what its UsageError must say
 def test_bad_arguments_are_usage_errors_naming_them():
     # One interpreter for all calls (importing torch costs seconds).
     found = run_code(f"""
-import json, popdist, popdist.torch
+import datetime, json, popdist, popdist.torch, popdist.lightning
 found = {{}}
 for call in {list(BAD_CALLS)!r}:
     try:
@@ -82,6 +97,24 @@ print(json.dumps(found))
 """)
     for call, expected in BAD_CALLS.items():
         assert found[call] and expected in found[call][0] and found[call][1], (call, found[call])
+
+
+def test_infinity_is_no_limit_for_every_timeout():
+    # inf (and anything longer than torch can express) is "no limit": a timedelta torch can hold,
+    # in the process group, the rendezvous and Lightning's environment alike.
+    found = run_code("""
+import datetime, json, math, popdist, popdist.torch, popdist.lightning, torch.distributed as dist
+store, rank, world = popdist.torch.rendezvous(timeout=math.inf)
+popdist.torch.init_process_group(timeout=math.inf)
+t = popdist.torch._as_timedelta
+print(json.dumps({"world": dist.get_world_size(),
+                  "no_limit": [t(v, "f") == popdist.torch.NO_LIMIT
+                               for v in (math.inf, 1e20, 10**400, datetime.timedelta.max)],
+                  "kept": t(1.5, "f").total_seconds(),
+                  "lightning": popdist.lightning.PopdistEnvironment(timeout=math.inf)._rendezvous_seconds}))
+""")
+    assert found["world"] == 1 and found["no_limit"] == [True] * 4 and found["kept"] == 1.5, found
+    assert found["lightning"] >= 50 * 365 * 86400, found
 
 
 def test_bad_master_port_names_the_variable():

@@ -1,0 +1,41 @@
+"""Nobody waits for an instance that has left: the collectives popdist.torch makes on the user's
+behalf (the rendezvous, the seed and length agreement) are bounded by the user's timeout and name
+the instance that exited cleanly or is late, under mpirun and popdist run."""
+
+import pytest
+
+from launching import mpirun_argv, popdist_run_argv, python, run
+
+pytest.importorskip("torch", reason="popdist.torch needs PyTorch (pip install torch)")
+pytestmark = [pytest.mark.mpirun]
+
+WHERE = {
+    "exit-before-group": "popdist.torch rendezvous",
+    "exit-before-loader": "popdist.torch.DistributedSampler",
+    "late-to-group": "popdist.torch rendezvous",
+}
+
+
+@pytest.mark.parametrize(("launcher", "mode"), [("mpirun", "exit-before-group"), ("popdist run", "exit-before-loader"),
+                                                ("mpirun", "late-to-group")])
+def test_an_instance_that_left_is_named_within_the_timeout(launcher, mode):
+    argv = (mpirun_argv if launcher == "mpirun" else popdist_run_argv)(2, *python("departures.py", mode))
+    result = run(argv, timeout=150)  # a hang fails here
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "unreachable" not in result.stdout
+    assert "instance 0 failed: missing [1]: " + WHERE[mode] + ": every instance must take part, but not all did " \
+           "within 5 s" in result.stdout, result.stdout + result.stderr
+    assert "instance 1 did not arrive" in result.stdout
+
+
+@pytest.mark.parametrize("launcher", ["mpirun", "popdist run"])
+def test_an_instance_that_meets_in_its_own_synchronize_and_leaves_is_not_waited_for(launcher):
+    # Instance 1's synchronize() is the same barrier as the agreement's meeting; the agreement's
+    # collective that follows is bounded too.
+    argv = (mpirun_argv if launcher == "mpirun" else popdist_run_argv)(2, *python("departures.py",
+                                                                                   "synchronize-instead-of-loader"))
+    result = run(argv, timeout=150)  # a hang fails here
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "unreachable" not in result.stdout
+    assert "instance 0 failed: missing " in result.stdout, result.stdout + result.stderr
+    assert "popdist.torch.DistributedSampler" in result.stdout, result.stdout + result.stderr
