@@ -1,7 +1,6 @@
 #include "mpi/deadline.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "mpi/mpi_call.hpp"
 
@@ -21,8 +20,7 @@ Deadline Deadline::after(std::optional<double> seconds) {
   Deadline deadline;
   if (!seconds) return deadline;
   deadline.seconds_ = seconds;
-  deadline.at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(std::min(*seconds, 1e9)));
+  deadline.at_ = Clock::now() + seconds_on_mpi_clock(*seconds);
   return deadline;
 }
 
@@ -42,12 +40,7 @@ bool wait_all(std::vector<MPI_Request>& requests, const Deadline& deadline, cons
     }
     if (done != 0) return true;
     if (deadline.passed()) return false;
-    const auto waited = Deadline::Clock::now() - start;
-    if (waited >= kYieldFor) {
-      std::this_thread::sleep_for(kSleepBetweenPolls);
-    } else if (waited >= kSpinFor) {
-      std::this_thread::yield();
-    }
+    pause_between_polls(Deadline::Clock::now() - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
   }
 }
 

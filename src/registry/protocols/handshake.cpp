@@ -61,8 +61,9 @@
 #include <cstring>
 #include <set>
 #include <string_view>
-#include <thread>
 
+#include "mpi/clock.hpp"
+#include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -216,10 +217,9 @@ class HandshakeRun {
       receive_from_.push_back(members[(position + count - reach) % count]);  // reach < count
     }
     received_.assign(receive_from_.size(), 0);
-    escalate_after_ = kEscalateAfter;
+    escalate_after_ = std::chrono::duration_cast<MpiClock::duration>(kEscalateAfter);
     if (deadline.bounded()) {
-      escalate_after_ = std::min(escalate_after_, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                      std::chrono::duration<double>(deadline.seconds() / 4)));
+      escalate_after_ = std::min(escalate_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
     }
   }
 
@@ -259,7 +259,7 @@ class HandshakeRun {
   }
 
   /// Once waiting has lasted long enough: a Presence to every other member, once.
-  void escalate_if_due(std::chrono::steady_clock::duration waited) {
+  void escalate_if_due(MpiClock::duration waited) {
     if (escalated_ || waited < escalate_after_) return;
     escalated_ = true;
     send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, members_, me_, control_);
@@ -287,7 +287,7 @@ class HandshakeRun {
   std::size_t next_send_ = 0;
   std::set<int> heard_;            ///< members that sent a Hello or Presence about this set
   bool escalated_ = false;
-  std::chrono::steady_clock::duration escalate_after_{};
+  MpiClock::duration escalate_after_{};
 };
 
 }  // namespace
@@ -343,26 +343,14 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   }
   run.send_ready_steps();
 
-  // Takes one handshake message if one is there (false when none): a matched probe (MPI-3) so
-  // that receiving is race-free even with MPI_THREAD_MULTIPLE; polling (not a blocking probe) so
-  // that the MPI lock, when calls are serialized, is not held while we wait.
+  // Takes one handshake message if one is there (false when none): a matched probe
+  // (mpi/matched_receive.hpp) so that receiving is race-free even with MPI_THREAD_MULTIPLE;
+  // polling (not a blocking probe) so that the MPI lock, when calls are serialized, is not held
+  // while we wait.
   const auto take_one = [&]() {
-    int flag = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Improbe(MPI_ANY_SOURCE, kHandshakeTag, control, &flag, &matched, &status), "MPI_Improbe");
-    }
-    if (flag == 0) return false;
-    int count = 0;
     std::vector<char> buffer;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-      buffer.resize(static_cast<std::size_t>(count));
-      check_mpi(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+    if (!take_message(kHandshakeTag, control, buffer, status)) return false;
     const auto source = status.MPI_SOURCE;
     auto message = decode(buffer, source);
     if (message.kind == HandshakeMessage::GaveUp) {
@@ -385,26 +373,23 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     return true;
   };
 
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = MpiClock::now();
   while (!run.done()) {
     if (take_one()) continue;
     if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control, caller);
     // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
     // (a member that registers much later) does not burn a core.
-    const auto waited = std::chrono::steady_clock::now() - start;
+    const auto waited = MpiClock::now() - start;
     run.escalate_if_due(waited);
-    if (waited > std::chrono::milliseconds(10)) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    } else if (waited > std::chrono::microseconds(50)) {
-      std::this_thread::yield();
-    }
+    pause_between_polls(waited, std::chrono::microseconds(50), std::chrono::milliseconds(10),
+                        std::chrono::microseconds(100));
   }
   // One more look for a GaveUp or Mismatch about this set before entering the creation. A notice
   // sent long ago can still sit in MPI's queues behind the Hellos: each probe is one progress
   // pass, so look with several passes (a few microseconds), not once.
   if (deadline.bounded()) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-    for (int pass = 0; pass < 16 && (pass < 4 || std::chrono::steady_clock::now() < until); ++pass) {
+    const auto until = MpiClock::now() + std::chrono::milliseconds(1);
+    for (int pass = 0; pass < 16 && (pass < 4 || MpiClock::now() < until); ++pass) {
       while (take_one()) {
       }
     }

@@ -81,6 +81,8 @@
 #include <thread>
 #include <vector>
 
+#include "mpi/clock.hpp"
+#include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -94,7 +96,7 @@
 namespace popdist::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
 /// Polling back-off (see the top of this file): spin on MPI_Testsome for this long, then yield
 /// between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
@@ -149,16 +151,12 @@ TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
 /// failure path only, so probing is fine here), adding their senders.
 void drain_gave_up(const Entry& entry, MPI_Comm control, std::set<int>& givers) {
   for (;;) {
-    int flag = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
-    Round notice;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Improbe(MPI_ANY_SOURCE, entry.gave_up_tag, control, &flag, &matched, &status), "MPI_Improbe");
-      if (flag == 0) break;
-      check_mpi(MPI_Mrecv(&notice, sizeof notice, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+    std::vector<char> bytes;
+    if (!take_message(entry.gave_up_tag, control, bytes, status)) break;
+    Round notice{};
+    if (bytes.size() != sizeof notice) continue;  // not a notice of this protocol
+    std::memcpy(&notice, bytes.data(), sizeof notice);
     // A notice for another set whose tag collides with ours is dropped (its hash differs).
     if (notice.hash == entry.hash) givers.insert(status.MPI_SOURCE);
   }
@@ -244,7 +242,7 @@ class RoundCleanup {
 
   std::set<int> heard(givers.begin(), givers.end());
   const auto grace = std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum);
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+  const auto until = Clock::now() + seconds_on_mpi_clock(grace);
   while (heard.size() < rounds.others.size() && Clock::now() < until) {
     // The posted receive takes the first notice that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
@@ -258,7 +256,7 @@ class RoundCleanup {
       if (flag != 0 && rounds.gave_up_notice.hash == entry.hash) heard.insert(status.MPI_SOURCE);
     }
     drain_gave_up(entry, control, heard);
-    if (heard.size() < rounds.others.size()) std::this_thread::sleep_for(kRollCallPoll);
+    if (heard.size() < rounds.others.size()) pause_between_polls(kRollCallPoll, {}, {}, kRollCallPoll);
   }
   std::vector<int> missing;
   for (const auto other : rounds.others) {
@@ -295,7 +293,9 @@ namespace {
 /// in shared memory, no message at all; it names the missing from their slots.
 void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me) {
   const TimedTurn in_turn(entry);
-  auto outcome = host.wait_until(deadline);
+  // The host barrier waits in shared memory (a futex), on the machine's own monotonic clock.
+  auto outcome = host.wait_until(std::chrono::steady_clock::now() +
+                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - Clock::now()));
   switch (outcome.kind) {
     case HostBarrier::TimedOutcome::Met:
       return;
@@ -318,8 +318,7 @@ void timed_barrier(Entry& entry, double seconds) {
   if (entry.members.size() < 2) return;  // the caller checked membership: nobody else to wait for
   // Bounded to ~30 years so that a huge timeout cannot overflow the clock arithmetic.
   const auto start = Clock::now();
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
+  const auto deadline = start + seconds_on_mpi_clock(seconds);
   if (auto* host = entry.host_barrier; host != nullptr && !host->spans_hosts()) {
     timed_host_barrier(entry, *host, seconds, deadline, me);
     return;
@@ -422,11 +421,7 @@ void timed_barrier(Entry& entry, double seconds) {
     if (!early_givers.empty()) break;
     const auto now = Clock::now();
     if (now >= deadline) break;
-    if (now - start >= kYieldFor) {
-      std::this_thread::sleep_for(kSleepBetweenPolls);
-    } else if (now - start >= kSpinFor) {
-      std::this_thread::yield();
-    }
+    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
   }
 
   // 4. Timed out, or another member gave up while steps were still missing here.
