@@ -28,13 +28,20 @@
 // shared sets in different orders may never hear from each other: in {0,1,2,3}, instance 1 may
 // be registering {1,3} while the others register {0,1,2,3}, and with 3's partners being 2 and
 // 1's being 0 and 3 in the other set, nobody might receive the message that proves the conflict.
-// So a member still waiting after a short delay (kEscalateAfter, or a quarter of its timeout
-// when that is shorter) sends Presence(set, id) to every other member of its set, once: O(k)
-// messages, only on a slow or inconsistent registration. A Presence is judged like any other
-// message (a member of my set present in another set that contains me: inconsistent), so every
-// pairwise conflict is found, as with the all-to-all exchange. Cycles of three or more sets
-// registered in rotating orders are not (no message of one set reaches a member of the same set
-// busy elsewhere): the timeout ends those, naming the members that never came.
+// A member still waiting escalates in two stages, both on MPI's clock (mpi/clock.hpp):
+// - after kEscalateAfter (250 ms, or a quarter of its timeout when that is shorter) it sends
+//   Presence(set, id) to the members it is waiting for and the members it sends to: O(log k)
+//   messages. A member busy registering another set that contains the sender finds the conflict
+//   from it. Members arriving seconds apart -- start-up alone spreads them so at scale -- stay at
+//   O(log k) messages each.
+// - after kBroadcastAfter (30 s, or a quarter of its timeout when that is shorter) it sends
+//   Presence to every other member, once: O(k) messages, so that every pairwise conflict is
+//   still found (a conflict between members that are not partners in either set is found only
+//   here), but only by a registration that has waited that long.
+// A Presence is judged like any other message (a member of my set present in another set that
+// contains me: inconsistent). Cycles of three or more sets registered in rotating orders are not
+// found (no message of one set reaches a member of the same set busy elsewhere): the timeout ends
+// those, naming the members that never came.
 //
 // On an inconsistency the instance that sees it sends a Mismatch (with its error text) to every
 // instance of both sets, so that members still waiting for a Hello that will never come raise
@@ -200,8 +207,10 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
 
 namespace {
 
-/// Before a member that still waits tells every member of its set that it is there (see the top).
+/// Before a member that still waits tells its partners that it is there, and before it tells
+/// every member of its set (see the top).
 constexpr auto kEscalateAfter = std::chrono::milliseconds(250);
+constexpr auto kBroadcastAfter = std::chrono::seconds(30);
 
 /// One registration's handshake, in the order of its steps (see the top of this file).
 class HandshakeRun {
@@ -218,8 +227,10 @@ class HandshakeRun {
     }
     received_.assign(receive_from_.size(), 0);
     escalate_after_ = std::chrono::duration_cast<MpiClock::duration>(kEscalateAfter);
+    broadcast_after_ = std::chrono::duration_cast<MpiClock::duration>(kBroadcastAfter);
     if (deadline.bounded()) {
       escalate_after_ = std::min(escalate_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
+      broadcast_after_ = std::min(broadcast_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
     }
   }
 
@@ -258,9 +269,21 @@ class HandshakeRun {
     }
   }
 
-  /// Once waiting has lasted long enough: a Presence to every other member, once.
+  /// Once waiting has lasted long enough: a Presence to the partners this member waits for and
+  /// sends to, once; once it has lasted much longer, to every other member, once (see the top).
   void escalate_if_due(MpiClock::duration waited) {
-    if (escalated_ || waited < escalate_after_) return;
+    if (!told_partners_ && waited >= escalate_after_) {
+      told_partners_ = true;
+      std::vector<int> partners(send_to_);
+      for (std::size_t step = 0; step < receive_from_.size(); ++step) {
+        if (received_[step] == 0) partners.push_back(receive_from_[step]);
+      }
+      std::sort(partners.begin(), partners.end());
+      partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+      send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, partners, me_,
+                     control_);
+    }
+    if (escalated_ || waited < broadcast_after_) return;
     escalated_ = true;
     send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, members_, me_, control_);
   }
@@ -286,8 +309,10 @@ class HandshakeRun {
   std::vector<char> received_;     ///< by step
   std::size_t next_send_ = 0;
   std::set<int> heard_;            ///< members that sent a Hello or Presence about this set
+  bool told_partners_ = false;
   bool escalated_ = false;
   MpiClock::duration escalate_after_{};
+  MpiClock::duration broadcast_after_{};
 };
 
 }  // namespace
