@@ -16,8 +16,10 @@ void pause_between_polls(MpiClock::duration waited, MpiClock::duration spin, Mpi
 #if defined(POPDIST_SIMULATED_MPI)
   // Every simulated rank runs in this one OS thread, in turn: a rank that does not give control
   // back to the simulator never sees the others arrive. Sleeping in simulated time does.
-  const auto pause = waited < yield ? std::chrono::microseconds(1)
-                                    : std::chrono::duration_cast<std::chrono::microseconds>(sleep);
+  // Spinning costs a context switch per poll there and models nothing real: from the start, the
+  // pause grows with the time waited (1/64 of it, from 1 us up to the real back-off's sleep).
+  const auto pause = std::chrono::duration_cast<std::chrono::microseconds>(
+      waited < yield ? std::clamp(waited / 64, MpiClock::duration(std::chrono::microseconds(1)), sleep) : sleep);
   usleep(static_cast<useconds_t>(pause.count()));
   (void)spin;
 #else
