@@ -242,7 +242,8 @@ class RoundCleanup {
 
   std::set<int> heard(givers.begin(), givers.end());
   const auto grace = std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum);
-  const auto until = Clock::now() + seconds_on_mpi_clock(grace);
+  const auto roll_call_start = Clock::now();
+  const auto until = roll_call_start + seconds_on_mpi_clock(grace);
   while (heard.size() < rounds.others.size() && Clock::now() < until) {
     // The posted receive takes the first notice that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
@@ -256,7 +257,11 @@ class RoundCleanup {
       if (flag != 0 && rounds.gave_up_notice.hash == entry.hash) heard.insert(status.MPI_SOURCE);
     }
     drain_gave_up(entry, control, heard);
-    if (heard.size() < rounds.others.size()) pause_between_polls(kRollCallPoll, {}, {}, kRollCallPoll);
+    // Every kRollCallPoll at first, less often as the grace goes on (a member that never comes
+    // keeps the roll call open for all of it).
+    if (heard.size() < rounds.others.size()) {
+      pause_between_polls(Clock::now() - roll_call_start, {}, {}, kRollCallPoll);
+    }
   }
   std::vector<int> missing;
   for (const auto other : rounds.others) {
