@@ -15,7 +15,10 @@
 # SMPI settings, stated with every table: computation between MPI calls is not simulated
 # (smpi/simulate-computation:no: the figures are the network model's, reproducible on a busy
 # machine); MPI_Test and MPI_Iprobe cost 1 us each (smpi/test, smpi/iprobe); globals privatized
-# per rank (dlopen, smpirun's default); 256 KiB stacks per simulated rank.
+# per rank (dlopen, smpirun's default); 256 KiB stacks per simulated rank; MPI_Allgather and
+# MPI_Allgatherv by recursive doubling (smpi/allgather:rdb, smpi/allgatherv:mpich_rdb: SMPI's
+# default for both is all-to-all, which takes minutes of real time at 256 ranks); the other
+# collectives with SMPI's defaults (binomial trees).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -47,6 +50,7 @@ probe=$build/tests/scale/popdist_scale_probe
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpi_settings=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6
+               --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb
                --cfg=contexts/stack-size:256 --log=root.thres:critical)
 
 # run <label> <platform> <hostfile> <ranks> [probe arguments...]

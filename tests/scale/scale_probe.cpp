@@ -10,11 +10,13 @@
 // arrival is when a member calls it: with --skew S, member r calls each popdist step S x h(r)
 // seconds after the common start, h a fixed scramble of r over [0, 1]).
 //
-// --never-arrives R adds a last step: a timed synchronize over all instances that member R never
-// calls; every other member must get a TimeoutError naming R (exit status 3 otherwise).
+// --never-arrives R adds a last step: a timed synchronize over every K-th instance
+// (--missing-stride K, default 1: all) that member R (one of them) never calls; every other
+// member must get a TimeoutError naming exactly R (exit status 3 otherwise).
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -34,6 +36,7 @@ struct Options {
   double skew = 0;          ///< seconds: the spread of arrivals at each popdist step
   int never_arrives = -1;   ///< a member that skips the last timed synchronize
   double timeout = 5.0;     ///< that synchronize's timeout (seconds)
+  int missing_stride = 1;   ///< that synchronize is over every missing_stride-th instance
   bool quick = false;       ///< skip the 1% and half registrations (CI)
 };
 
@@ -48,11 +51,13 @@ Options parse(int argc, char** argv) {
       options.never_arrives = std::atoi(argv[++i]);
     } else if (arg == "--timeout" && has_value) {
       options.timeout = std::atof(argv[++i]);
+    } else if (arg == "--missing-stride" && has_value) {
+      options.missing_stride = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--quick") {
       options.quick = true;
     } else {
       std::fprintf(stderr, "scale_probe: unknown argument '%s'; expected --skew S, --never-arrives R, --timeout S, "
-                           "--quick\n", arg.c_str());
+                           "--missing-stride K, --quick\n", arg.c_str());
       std::exit(2);
     }
   }
@@ -173,24 +178,34 @@ int main(int argc, char** argv) {
     step("execute_on_instances", skewed, [n] {
       popdist::execute_on_instances(every(1, n), [] { return 0; });
     });
-    if (g_options.never_arrives >= 0 && g_options.never_arrives < n) {
+    const int stride = g_options.missing_stride;
+    if (g_options.never_arrives >= 0 && g_options.never_arrives < n && g_options.never_arrives % stride == 0) {
       const int absent = g_options.never_arrives;
-      step("synchronize_timed_missing", false, [absent, &status] {
-        if (g_rank == absent) return;
+      const auto set = every(stride, n);
+      if (stride > 1) {
+        step("register_missing_set", false, [&set] {
+          if (g_rank % g_options.missing_stride == 0) popdist::register_communicator(set, "scale/missing");
+        });
+      }
+      const char* const id = stride > 1 ? "scale/missing" : "scale/all";
+      step("synchronize_timed_missing", false, [absent, id, &status] {
+        if (g_rank == absent || g_rank % g_options.missing_stride != 0) return;
         try {
-          popdist::synchronize("scale/all", {}, popdist::Seconds(g_options.timeout));
+          popdist::synchronize(id, {}, popdist::Seconds(g_options.timeout));
           std::fprintf(stderr, "scale_probe: instance %d: the timed synchronize without instance %d returned\n",
                        g_rank, absent);
           status = 3;
         } catch (const popdist::TimeoutError& error) {
+          // Exactly the absent member is named missing (the set's own listing names it too).
           const std::string text = error.what();
-          if (text.find(std::to_string(absent)) == std::string::npos) {
+          const std::string named = ": instance " + std::to_string(absent) + " did not arrive;";
+          if (text.find(named) == std::string::npos) {
             std::fprintf(stderr, "scale_probe: instance %d: the timeout does not name instance %d: %s\n", g_rank,
                          absent, text.c_str());
             status = 3;
           } else if (g_rank == 0) {
-            std::printf("{\"n\": %d, \"step\": \"timeout_message\", \"text\": \"%s\"}\n", g_size,
-                        text.substr(0, 200).c_str());
+            std::printf("{\"n\": %d, \"step\": \"timeout_message\", \"text\": \"...%s\"}\n", g_size,
+                        text.substr(text.find(named) + 2).c_str());
           }
         }
       });
