@@ -41,7 +41,7 @@ def main(path):
                 continue
             key = (row["platform"], row["n"], row.get("skew_s", 0) or 0)
             runs[(row["platform"], row["n"])].setdefault(row["step"], {})[row.get("skew_s", 0) or 0] = row
-            walls[(row["platform"], row["n"], row.get("skew_s", 0) > 0)] = row["wall_s"]
+            walls[(row["platform"], row["n"], bool(row.get("skewed_run")))] = row["wall_s"]
     print("| platform | N | step | skew 0: us | ratio | skew: us | ratio | sends/member (mean, max) | "
           "bytes/member (mean, max) |")
     print("|---|---|---|---|---|---|---|---|---|")
