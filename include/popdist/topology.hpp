@@ -16,10 +16,12 @@
 namespace popdist {
 
 /// The launcher family that supplied this process's identity (DESIGN.md 3.2).
-enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun, Horovod, Lsf, PyTorch };
+/// `Mpi` is never detected, only forced (POPDIST_LAUNCHER=mpi): its identity is MPI's own (world
+/// rank and size, the shared-memory split for the host), known only once init() has started MPI.
+enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun, Horovod, Lsf, PyTorch, Mpi };
 
 /// "singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun", "horovod", "lsf",
-/// "pytorch".
+/// "pytorch", "mpi".
 [[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
 
 /// The inverse of launcher_name(); std::nullopt for an unknown name.
@@ -52,7 +54,19 @@ struct Topology {
 
 /// Detects the topology from an environment lookup: pure, no MPI, no I/O.
 /// Throws EnvironmentError naming the variable, its value and what was expected.
+/// Under POPDIST_LAUNCHER=mpi, whose identity only MPI knows, the result is a preview: instance
+/// 0 of 1 (provenance "mpi (after init)") with a warning saying what init() will do.
 [[nodiscard]] Topology detect(const EnvLookup& env);
+
+/// MPI's own identity of this process, for the `mpi` launcher family: world rank and size.
+struct MpiWorld {
+  int rank = 0;
+  int size = 1;
+};
+
+/// detect() with the `mpi` family's identity supplied by the caller (init() passes MPI's world
+/// rank and size; provenance "mpi"). Still pure. For any other family `world` is ignored.
+[[nodiscard]] Topology detect(const EnvLookup& env, const MpiWorld& world);
 
 /// A multi-line human-readable description (fields with provenance, then warnings).
 [[nodiscard]] std::string describe(const Topology& topology);

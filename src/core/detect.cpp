@@ -65,7 +65,7 @@ constexpr const char* kReplicaVariables[] = {kTotal, kLocal, kOffset, kUniform};
 constexpr const char* kContractVariables[] = {kTotal, kLocal, kOffset, kIpus, kUniform, kLocalInstance};
 
 constexpr const char* kValidNames =
-    "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun, horovod, lsf, pytorch";
+    "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun, horovod, lsf, pytorch, mpi";
 
 std::string show(const Number& number) { return fmt::format("{}={}", number.source, number.value); }
 std::string show(const Field& field) { return fmt::format("{}={}", field.source, field.value); }
@@ -79,7 +79,20 @@ struct Choice {
   std::vector<std::string> warnings;  ///< e.g. a forced family whose marker is missing
 };
 
-Choice choose_forced(const EnvLookup& env, const std::string& value) {
+/// The `mpi` family's identity: MPI's world rank and size once init() supplies them; before that
+/// (the CLI, a login node) a preview of instance 0 of 1 that says where the values will come from.
+Identity mpi_identity(const std::optional<MpiWorld>& world) {
+  Identity identity;
+  identity.launcher = Launcher::Mpi;
+  identity.detected_by = kLauncherVariable;
+  const std::string source = world ? "mpi" : "mpi (after init)";
+  identity.rank = Field{world ? world->rank : 0, source};
+  identity.size = Field{world ? world->size : 1, source};
+  // No local rank/size and no node: init() takes them from MPI's shared-memory split.
+  return identity;
+}
+
+Choice choose_forced(const EnvLookup& env, const std::string& value, const std::optional<MpiWorld>& world) {
   const auto launcher = parse_launcher_name(value);
   if (!launcher) {
     throw EnvironmentError(fmt::format("{}='{}' is not a launcher name; expected one of {}", kLauncherVariable,
@@ -88,6 +101,15 @@ Choice choose_forced(const EnvLookup& env, const std::string& value) {
   Choice choice{*launcher, kLauncherVariable, std::nullopt, true, {}};
   if (*launcher == Launcher::Singleton) {
     choice.identity = detail::singleton_identity();
+  } else if (*launcher == Launcher::Mpi) {
+    choice.identity = mpi_identity(world);
+    if (!world) {
+      choice.warnings.push_back(fmt::format(
+          "{}=mpi: this process's identity comes from MPI when init() runs (instance index and count: the world "
+          "rank and size; local index and count and the host: MPI's shared-memory split); without MPI it reads as "
+          "instance 0 of 1",
+          kLauncherVariable));
+    }
   } else if (const auto* probe = detail::find_probe(*launcher)) {
     if (probe->present(env)) {
       choice.identity = probe->read(env);
@@ -129,8 +151,8 @@ std::optional<std::string> first_set(const EnvLookup& env, const char* const* be
   return std::nullopt;
 }
 
-Choice choose(const EnvLookup& env) {
-  if (const auto forced = env(kLauncherVariable)) return choose_forced(env, *forced);
+Choice choose(const EnvLookup& env, const std::optional<MpiWorld>& world) {
+  if (const auto forced = env(kLauncherVariable)) return choose_forced(env, *forced, world);
   for (const auto& probe : detail::launcher_probes()) {
     if (auto marker = probe.present(env)) return Choice{probe.launcher, *marker, probe.read(env), false, {}};
   }
@@ -404,11 +426,9 @@ void check_invariants(const Topology& t) {
   }
 }
 
-}  // namespace
-
-Topology detect(const EnvLookup& env) {
+Topology detect_with(const EnvLookup& env, const std::optional<MpiWorld>& world) {
   const Contract contract = read_contract(env);
-  const Choice choice = choose(env);
+  const Choice choice = choose(env, world);
 
   Topology t;
   t.launcher = choice.launcher;
@@ -444,6 +464,18 @@ Topology detect(const EnvLookup& env) {
   for (auto& warning : conflict_warnings(env, choice, t)) t.warnings.push_back(std::move(warning));
   for (auto& warning : unused_variable_warnings(env, choice)) t.warnings.push_back(std::move(warning));
   return t;
+}
+
+}  // namespace
+
+Topology detect(const EnvLookup& env) { return detect_with(env, std::nullopt); }
+
+Topology detect(const EnvLookup& env, const MpiWorld& world) {
+  if (world.size < 1 || world.rank < 0 || world.rank >= world.size) {
+    throw EnvironmentError(fmt::format("MPI world rank {} of size {}: expected 0 <= rank < size", world.rank,
+                                       world.size));
+  }
+  return detect_with(env, world);
 }
 
 }  // namespace popdist

@@ -13,7 +13,7 @@
 namespace popdist {
 namespace {
 
-constexpr std::array<std::pair<Launcher, std::string_view>, 11> kLauncherNames = {{
+constexpr std::array<std::pair<Launcher, std::string_view>, 12> kLauncherNames = {{
     {Launcher::Singleton, "singleton"},
     {Launcher::PopDist, "popdist"},
     {Launcher::OpenMpi, "openmpi"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<Launcher, std::string_view>, 11> kLauncherNames =
     {Launcher::Horovod, "horovod"},
     {Launcher::Lsf, "lsf"},
     {Launcher::PyTorch, "pytorch"},
+    {Launcher::Mpi, "mpi"},
 }};
 
 }  // namespace

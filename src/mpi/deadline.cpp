@@ -1,7 +1,6 @@
 #include "mpi/deadline.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
@@ -22,8 +21,7 @@ Deadline Deadline::after(std::optional<double> seconds) {
   Deadline deadline;
   if (!seconds) return deadline;
   deadline.seconds_ = seconds;
-  deadline.at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                    std::chrono::duration<double>(std::min(*seconds, 1e9)));
+  deadline.at_ = Clock::now() + seconds_on_mpi_clock(*seconds);
   return deadline;
 }
 
@@ -44,12 +42,9 @@ bool wait_all(MPI_Request* requests, int count, const Deadline& deadline, const 
     if (done != 0) return true;
     if (deadline.passed()) return false;
     const auto waited = Deadline::Clock::now() - start;
-    if (waited >= kYieldFor) {
-      std::this_thread::sleep_for(kSleepBetweenPolls);
-      interrupts();
-    } else if (waited >= kSpinFor) {
-      std::this_thread::yield();
-    }
+    pause_between_polls(waited, kSpinFor, kYieldFor, kSleepBetweenPolls);
+    // Signals are looked at once the wait sleeps between polls (every 50 ms at most: interrupts.hpp).
+    if (waited >= kYieldFor) interrupts();
   }
 }
 

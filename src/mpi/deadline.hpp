@@ -5,6 +5,8 @@
 #include <mpi.h>
 
 #include <chrono>
+
+#include "mpi/clock.hpp"
 #include <optional>
 #include <vector>
 
@@ -12,7 +14,7 @@ namespace popdist::detail {
 
 class Deadline {
  public:
-  using Clock = std::chrono::steady_clock;
+  using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
   /// No deadline: waits are plain MPI waits.
   Deadline() = default;
   /// `seconds` from now (bounded to ~30 years so the clock arithmetic cannot overflow); none

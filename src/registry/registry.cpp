@@ -24,6 +24,13 @@ void throw_abandoned(const Entry& entry, const char* function) {
 
 void Registry::attach(const RuntimeState& runtime) {
   reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout);
+#if defined(POPDIST_SIMULATED_MPI)
+  // SimGrid SMPI runs every simulated rank in one OS thread, in turn: the host barrier's waiters
+  // sleep in a futex on shared memory, which would stop the whole simulation. Simulated, the root
+  // scope is an MPI_Barrier over all instances (its communicator strategy), which SMPI models.
+  g_root_scope.store(root_.get(), std::memory_order_release);
+  return;
+#endif
   {
     // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
     // in init(), where every instance is known to be present, so that no synchronize has to make

@@ -194,6 +194,11 @@ LocalOutcome check_locally(detail::RuntimeState& state) {
   LocalOutcome local;
   try {
     local.topology = topology();
+    if (local.topology.launcher == Launcher::Mpi) {
+      // POPDIST_LAUNCHER=mpi: the identity is MPI's own (world rank and size); the local index,
+      // count and host come from the shared-memory split below, as for any launcher without them.
+      local.topology = detect(process_environment(), MpiWorld{state.rank, state.size});
+    }
     state.default_timeout = sync_timeout_variable();
     check_against_mpi(local.topology, state.rank, state.size);
     local.record = detail::make_record(local.topology);

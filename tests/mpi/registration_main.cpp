@@ -1,13 +1,13 @@
 // Registration's handshake, a dissemination exchange (registry/protocols/handshake.cpp), at any number of
 // ranks (non-powers of two included), counted through the PMPI layer of the scaling benchmark:
 //  1. a first registration over all instances sends ceil(log2 k) handshake messages per member
-//     when everyone comes at once (k - 1 more, the escalation's presences, when it took longer
-//     than the escalation delay), and the communicator works;
+//     when everyone comes at once (at most 2 ceil(log2 k) more, the first escalation's presences
+//     to its partners, when it took longer than the escalation delay), and the communicator works;
 //  2. subsets registered in different orders by instances that do not share them (the stash);
 //  3. a member that comes long after the escalation delay, without a timeout: no error;
 //  4. (5 ranks or more) two instances registering sets they share in different orders where no
 //     Hello of one set reaches a member busy with the other ({0,1,2} against {0,2,3,4}): only
-//     the escalation can see it, and it must be an error on every instance of both sets, not a
+//     the escalation (its presence to the partners) can see it, and it must be an error on every instance of both sets, not a
 //     hang;
 //  5. (9 ranks or more) {0..7} registered under id 'left' by instance 0, 'right' by instance 3
 //     and no id by the others: 0 and 3 are not dissemination partners in a set of 8, so the ids
@@ -38,14 +38,16 @@ int main() {
   const auto sends = (popdist_bench::mpi_counts() - before).sends;
   const auto took = std::chrono::steady_clock::now() - started;
   const auto steps = ceil_log2(everybody.size());
-  // The escalation (250 ms) adds one presence to every other member; a registration that took
-  // less than 200 ms cannot have escalated.
+  // The first escalation (250 ms) adds one presence to each partner (at most 2 ceil(log2 k)); a
+  // registration that took less than 200 ms cannot have escalated. (The second, to every member,
+  // comes after 30 s.)
   if (took < std::chrono::milliseconds(200)) {
     verdict.check(sends == steps, "first registration: " + std::to_string(sends) + " sends, expected " +
                                       std::to_string(steps));
   } else {
-    verdict.check(sends == steps || sends == steps + static_cast<std::uint64_t>(n - 1),
-                  "first registration (slow, may have escalated): " + std::to_string(sends) + " sends");
+    verdict.check(sends >= steps && sends <= 3 * steps,
+                  "first registration (slow, may have escalated): " + std::to_string(sends) + " sends, expected " +
+                      std::to_string(steps) + " to " + std::to_string(3 * steps));
   }
   popdist::synchronize("registration/all");
 

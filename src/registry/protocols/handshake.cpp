@@ -28,13 +28,20 @@
 // shared sets in different orders may never hear from each other: in {0,1,2,3}, instance 1 may
 // be registering {1,3} while the others register {0,1,2,3}, and with 3's partners being 2 and
 // 1's being 0 and 3 in the other set, nobody might receive the message that proves the conflict.
-// So a member still waiting after a short delay (kEscalateAfter, or a quarter of its timeout
-// when that is shorter) sends Presence(set, id) to every other member of its set, once: O(k)
-// messages, only on a slow or inconsistent registration. A Presence is judged like any other
-// message (a member of my set present in another set that contains me: inconsistent), so every
-// pairwise conflict is found, as with the all-to-all exchange. Cycles of three or more sets
-// registered in rotating orders are not (no message of one set reaches a member of the same set
-// busy elsewhere): the timeout ends those, naming the members that never came.
+// A member still waiting escalates in two stages, both on MPI's clock (mpi/clock.hpp):
+// - after kEscalateAfter (250 ms, or a quarter of its timeout when that is shorter) it sends
+//   Presence(set, id) to the members it is waiting for and the members it sends to: O(log k)
+//   messages. A member busy registering another set that contains the sender finds the conflict
+//   from it. Members arriving seconds apart -- start-up alone spreads them so at scale -- stay at
+//   O(log k) messages each.
+// - after kBroadcastAfter (30 s, or a quarter of its timeout when that is shorter) it sends
+//   Presence to every other member, once: O(k) messages, so that every pairwise conflict is
+//   still found (a conflict between members that are not partners in either set is found only
+//   here), but only by a registration that has waited that long.
+// A Presence is judged like any other message (a member of my set present in another set that
+// contains me: inconsistent). Cycles of three or more sets registered in rotating orders are not
+// found (no message of one set reaches a member of the same set busy elsewhere): the timeout ends
+// those, naming the members that never came.
 //
 // On an inconsistency the instance that sees it sends a Mismatch (with its error text) to every
 // instance of both sets, so that members still waiting for a Hello that will never come raise
@@ -61,9 +68,10 @@
 #include <cstring>
 #include <set>
 #include <string_view>
-#include <thread>
 
+#include "mpi/clock.hpp"
 #include "mpi/interrupts.hpp"
+#include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -200,8 +208,10 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
 
 namespace {
 
-/// Before a member that still waits tells every member of its set that it is there (see the top).
+/// Before a member that still waits tells its partners that it is there, and before it tells
+/// every member of its set (see the top).
 constexpr auto kEscalateAfter = std::chrono::milliseconds(250);
+constexpr auto kBroadcastAfter = std::chrono::seconds(30);
 
 /// One registration's handshake, in the order of its steps (see the top of this file).
 class HandshakeRun {
@@ -217,10 +227,11 @@ class HandshakeRun {
       receive_from_.push_back(members[(position + count - reach) % count]);  // reach < count
     }
     received_.assign(receive_from_.size(), 0);
-    escalate_after_ = kEscalateAfter;
+    escalate_after_ = std::chrono::duration_cast<MpiClock::duration>(kEscalateAfter);
+    broadcast_after_ = std::chrono::duration_cast<MpiClock::duration>(kBroadcastAfter);
     if (deadline.bounded()) {
-      escalate_after_ = std::min(escalate_after_, std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                      std::chrono::duration<double>(deadline.seconds() / 4)));
+      escalate_after_ = std::min(escalate_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
+      broadcast_after_ = std::min(broadcast_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
     }
   }
 
@@ -259,9 +270,21 @@ class HandshakeRun {
     }
   }
 
-  /// Once waiting has lasted long enough: a Presence to every other member, once.
-  void escalate_if_due(std::chrono::steady_clock::duration waited) {
-    if (escalated_ || waited < escalate_after_) return;
+  /// Once waiting has lasted long enough: a Presence to the partners this member waits for and
+  /// sends to, once; once it has lasted much longer, to every other member, once (see the top).
+  void escalate_if_due(MpiClock::duration waited) {
+    if (!told_partners_ && waited >= escalate_after_) {
+      told_partners_ = true;
+      std::vector<int> partners(send_to_);
+      for (std::size_t step = 0; step < receive_from_.size(); ++step) {
+        if (received_[step] == 0) partners.push_back(receive_from_[step]);
+      }
+      std::sort(partners.begin(), partners.end());
+      partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+      send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, partners, me_,
+                     control_);
+    }
+    if (escalated_ || waited < broadcast_after_) return;
     escalated_ = true;
     send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, members_, me_, control_);
   }
@@ -287,8 +310,10 @@ class HandshakeRun {
   std::vector<char> received_;     ///< by step
   std::size_t next_send_ = 0;
   std::set<int> heard_;            ///< members that sent a Hello or Presence about this set
+  bool told_partners_ = false;
   bool escalated_ = false;
-  std::chrono::steady_clock::duration escalate_after_{};
+  MpiClock::duration escalate_after_{};
+  MpiClock::duration broadcast_after_{};
 };
 
 }  // namespace
@@ -344,26 +369,14 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   }
   run.send_ready_steps();
 
-  // Takes one handshake message if one is there (false when none): a matched probe (MPI-3) so
-  // that receiving is race-free even with MPI_THREAD_MULTIPLE; polling (not a blocking probe) so
-  // that the MPI lock, when calls are serialized, is not held while we wait.
+  // Takes one handshake message if one is there (false when none): a matched probe
+  // (mpi/matched_receive.hpp) so that receiving is race-free even with MPI_THREAD_MULTIPLE;
+  // polling (not a blocking probe) so that the MPI lock, when calls are serialized, is not held
+  // while we wait.
   const auto take_one = [&]() {
-    int flag = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Improbe(MPI_ANY_SOURCE, kHandshakeTag, control, &flag, &matched, &status), "MPI_Improbe");
-    }
-    if (flag == 0) return false;
-    int count = 0;
     std::vector<char> buffer;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-      buffer.resize(static_cast<std::size_t>(count));
-      check_mpi(MPI_Mrecv(buffer.data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+    if (!take_message(kHandshakeTag, control, buffer, status)) return false;
     const auto source = status.MPI_SOURCE;
     auto message = decode(buffer, source);
     if (message.kind == HandshakeMessage::GaveUp) {
@@ -386,28 +399,25 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     return true;
   };
 
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = MpiClock::now();
   InterruptPoll interrupts;
   while (!run.done()) {
     if (take_one()) continue;
     if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control, caller);
     // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
     // (a member that registers much later) does not burn a core.
-    const auto waited = std::chrono::steady_clock::now() - start;
+    const auto waited = MpiClock::now() - start;
     run.escalate_if_due(waited);
-    if (waited > std::chrono::milliseconds(10)) {
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-      interrupts();  // Ctrl-C while a member has not come (popdist/interrupts.hpp)
-    } else if (waited > std::chrono::microseconds(50)) {
-      std::this_thread::yield();
-    }
+    pause_between_polls(waited, std::chrono::microseconds(50), std::chrono::milliseconds(10),
+                        std::chrono::microseconds(100));
+    if (waited > std::chrono::milliseconds(10)) interrupts();  // Ctrl-C while a member has not come (popdist/interrupts.hpp)
   }
   // One more look for a GaveUp or Mismatch about this set before entering the creation. A notice
   // sent long ago can still sit in MPI's queues behind the Hellos: each probe is one progress
   // pass, so look with several passes (a few microseconds), not once.
   if (deadline.bounded()) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(1);
-    for (int pass = 0; pass < 16 && (pass < 4 || std::chrono::steady_clock::now() < until); ++pass) {
+    const auto until = MpiClock::now() + std::chrono::milliseconds(1);
+    for (int pass = 0; pass < 16 && (pass < 4 || MpiClock::now() < until); ++pass) {
       while (take_one()) {
       }
     }

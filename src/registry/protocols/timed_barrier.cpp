@@ -83,7 +83,9 @@
 #include <thread>
 #include <vector>
 
+#include "mpi/clock.hpp"
 #include "mpi/interrupts.hpp"
+#include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
@@ -98,7 +100,7 @@
 namespace popdist::detail {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
 /// Polling back-off (see the top of this file): spin on MPI_Testsome for this long, then yield
 /// between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
@@ -155,16 +157,12 @@ TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
 /// failure path only, so probing is fine here), adding their senders.
 void drain_gave_up(const Entry& entry, MPI_Comm control, std::set<int>& givers) {
   for (;;) {
-    int flag = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
     MPI_Status status;
-    Round notice;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Improbe(MPI_ANY_SOURCE, entry.gave_up_tag, control, &flag, &matched, &status), "MPI_Improbe");
-      if (flag == 0) break;
-      check_mpi(MPI_Mrecv(&notice, sizeof notice, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+    std::vector<char> bytes;
+    if (!take_message(entry.gave_up_tag, control, bytes, status)) break;
+    Round notice{};
+    if (bytes.size() != sizeof notice) continue;  // not a notice of this protocol
+    std::memcpy(&notice, bytes.data(), sizeof notice);
     // A notice for another set whose tag collides with ours is dropped (its hash differs).
     if (notice.hash == entry.hash) givers.insert(status.MPI_SOURCE);
   }
@@ -257,7 +255,8 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
 
   std::set<int> heard(givers.begin(), givers.end());
   const auto grace = roll_call_grace(seconds);
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(grace));
+  const auto roll_call_start = Clock::now();
+  const auto until = roll_call_start + seconds_on_mpi_clock(grace);
   while (heard.size() < rounds.others.size() && Clock::now() < until) {
     // The posted receive takes the first notice that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
@@ -272,7 +271,11 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
     }
     drain_gave_up(entry, control, heard);
     waited.take();
-    if (heard.size() < rounds.others.size()) std::this_thread::sleep_for(kRollCallPoll);
+    // Every kRollCallPoll at first, less often as the grace goes on (a member that never comes
+    // keeps the roll call open for all of it).
+    if (heard.size() < rounds.others.size()) {
+      pause_between_polls(Clock::now() - roll_call_start, {}, {}, kRollCallPoll);
+    }
   }
   std::vector<int> missing;
   for (const auto other : rounds.others) {
@@ -316,15 +319,16 @@ namespace {
 void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me,
                         MPI_Comm control) {
   const TimedTurn in_turn(entry);
-  auto outcome = host.wait_until(deadline);
+  // The host barrier waits in shared memory (a futex), on the machine's own monotonic clock.
+  auto outcome = host.wait_until(std::chrono::steady_clock::now() +
+                                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - Clock::now()));
   if (outcome.kind == HostBarrier::TimedOutcome::Met) return;
   if (outcome.kind == HostBarrier::TimedOutcome::Late) throw_others_gave_up(entry, {outcome.gave_up_by}, seconds, me);
   // Which set the missing waited in (waited_in.hpp), for at most a quarter second (no roll call
   // here: a missing member that died would cost the whole grace).
   WaitedIn waited(entry, control);
   waited.tell(outcome.missing);
-  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
-                                        std::min(roll_call_grace(seconds), kHostAnswerGrace)));
+  const auto until = Clock::now() + seconds_on_mpi_clock(std::min(roll_call_grace(seconds), kHostAnswerGrace));
   while (waited.heard().size() < outcome.missing.size() && Clock::now() < until) {
     waited.take();
     std::this_thread::sleep_for(kRollCallPoll);
@@ -344,8 +348,7 @@ void timed_barrier(Entry& entry, double seconds) {
   if (entry.members.size() < 2) return;  // the caller checked membership: nobody else to wait for
   // Bounded to ~30 years so that a huge timeout cannot overflow the clock arithmetic.
   const auto start = Clock::now();
-  const auto deadline =
-      start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::min(seconds, 1e9)));
+  const auto deadline = start + seconds_on_mpi_clock(seconds);
   if (auto* host = entry.host_barrier; host != nullptr && !host->spans_hosts()) {
     timed_host_barrier(entry, *host, seconds, deadline, me, control);
     return;
@@ -451,8 +454,8 @@ void timed_barrier(Entry& entry, double seconds) {
     if (!early_givers.empty()) break;
     const auto now = Clock::now();
     if (now >= deadline) break;
+    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
     if (now - start >= kYieldFor) {
-      std::this_thread::sleep_for(kSleepBetweenPolls);
       interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
       if (now - last_answer >= InterruptPoll::kEvery) {
         // A member that gave up on another set asks which set this instance waits in.
@@ -460,8 +463,6 @@ void timed_barrier(Entry& entry, double seconds) {
         if (!waited) waited.emplace(entry, control);
         waited->take();
       }
-    } else if (now - start >= kSpinFor) {
-      std::this_thread::yield();
     }
   }
 

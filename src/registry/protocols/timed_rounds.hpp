@@ -14,6 +14,8 @@
 #include <memory>
 #include <vector>
 
+#include "mpi/clock.hpp"
+
 namespace popdist::detail {
 
 /// The payload of ARRIVED and GAVE_UP: the full set hash (tags are only hash modulo the tag
@@ -78,7 +80,7 @@ struct TimedRounds {
   /// ones.
   std::shared_ptr<std::vector<Round>> outgoing;
   /// When this instance started its previous timed round over the set (the late look's bound).
-  std::chrono::steady_clock::time_point previous_start;
+  MpiClock::time_point previous_start;
   bool has_previous_round = false;
 };
 
