@@ -6,8 +6,8 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   execute_on_instances stay within a bound of ceil(log2 N) (registration: the handshake's
   ceil(log2 N) Hellos plus at most 2 ceil(log2 N) presences to partners; the timed barrier:
   ceil(log2 N); execute_on_instances: its agreement, O(log N)); the failed timed synchronize's
-  roll call within k - 1 + ceil(log2 k) over its k members (it is all-to-all, the one step that
-  is);
+  roll call within k - 1 + ceil(log2 k) + 1 over its k members (it is all-to-all, the one step
+  that is; the + 1 asks the one missing member which set it waited in);
 - a timed synchronize over every 8th instance that the last of them never calls ends on every
   other member with a TimeoutError naming exactly that member (the probe exits non-zero
   otherwise).
@@ -56,8 +56,9 @@ def main():
         "execute_on_instances": 4 * log,
         # The failure path's roll call is all-to-all (a GAVE_UP to every other member): the one
         # promise not kept in O(log k) (README, "Simulated clusters"). Bounded here so that it
-        # cannot grow further: k - 1 notices plus the round's own ceil(log2 k) arrivals.
-        "synchronize_timed_missing": (k - 1) + math.ceil(math.log2(k)),
+        # cannot grow further: k - 1 notices plus the round's own ceil(log2 k) arrivals, plus one
+        # question to the missing member: which set did it wait in (waited_in.hpp).
+        "synchronize_timed_missing": (k - 1) + math.ceil(math.log2(k)) + 1,
     }
     failures = []
     for step, bound in bounds.items():

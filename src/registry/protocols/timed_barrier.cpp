@@ -248,10 +248,11 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
                                      double seconds, MPI_Comm control) {
   const auto notice = bytes_of(Round{mine.hash, mine.sequence, seconds});
   for (const auto other : rounds.others) pending_sends().send(notice, other, entry.gave_up_tag, control);
-  // Which set each member waited in: told to every other member, answered by those that waited
-  // in another set (waited_in.hpp).
+  // Which set each missing member waited in (waited_in.hpp): asked of the missing only, once the
+  // roll call has named them, so that the failure path sends one more message per missing member
+  // rather than one more per member. Notices from members that gave up on another set are
+  // answered during the roll call too.
   WaitedIn waited(entry, control);
-  waited.tell(rounds.others);
 
   std::set<int> heard(givers.begin(), givers.end());
   const auto grace = roll_call_grace(seconds);
@@ -281,8 +282,10 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
   for (const auto other : rounds.others) {
     if (heard.count(other) == 0) missing.push_back(other);
   }
-  // A missing member that waited in another set may answer a moment later: look again, briefly.
-  const auto answers_until = Clock::now() + std::chrono::milliseconds(20);
+  // A missing member that waits in another timed synchronize answers within its polling interval
+  // (InterruptPoll::kEvery); one in an untimed wait, or dead, never does: wait a quarter second at most.
+  waited.tell(missing);
+  const auto answers_until = Clock::now() + seconds_on_mpi_clock(std::min(roll_call_grace(seconds), kHostAnswerGrace));
   while (!missing.empty() && waited.heard().size() < missing.size() && Clock::now() < answers_until) {
     waited.take();
     std::this_thread::sleep_for(kRollCallPoll);

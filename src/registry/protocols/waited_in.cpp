@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "mpi/mpi_call.hpp"
+#include "mpi/matched_receive.hpp"
 #include "mpi/pending_sends.hpp"
 #include "registry/entry.hpp"
 #include "registry/instance_sets.hpp"
@@ -43,20 +43,9 @@ void WaitedIn::tell(const std::vector<int>& members) {
 }
 
 void WaitedIn::take() {
-  for (;;) {
-    int flag = 0;
-    MPI_Message matched = MPI_MESSAGE_NULL;
-    MPI_Status status;
-    std::vector<char> notice;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Improbe(MPI_ANY_SOURCE, kWaitedInTag, control_, &flag, &matched, &status), "MPI_Improbe");
-      if (flag == 0) return;
-      int count = 0;
-      check_mpi(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-      notice.resize(static_cast<std::size_t>(std::max(count, 0)));
-      check_mpi(MPI_Mrecv(notice.data(), count, MPI_BYTE, &matched, MPI_STATUS_IGNORE), "MPI_Mrecv");
-    }
+  MPI_Status status;
+  std::vector<char> notice;
+  while (take_message(kWaitedInTag, control_, notice, status)) {
     std::uint64_t hash = 0;
     if (notice.size() < sizeof hash) continue;  // not ours to read
     std::memcpy(&hash, notice.data(), sizeof hash);
