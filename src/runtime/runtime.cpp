@@ -29,6 +29,7 @@
 #include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
+#include "runtime/output_drain.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"
 
@@ -56,6 +57,10 @@ namespace {
 
 using detail::check_mpi;
 using detail::runtime_state;
+
+/// How long an aborting instance waits for the launcher to read its output (usually
+/// milliseconds; a stopped reader must not keep the job from ending).
+constexpr double kOutputDrainSeconds = 1.0;
 
 // Each version is allocated once and never freed (see HotState::topology): other threads may
 // still be reading the old one.
@@ -364,7 +369,12 @@ bool is_popdist_env_set() { return topology().popdist_env_set; }
 
 void abort_job(int exit_code) noexcept {
   // A fork() child must not abort its parent's job: it ends alone.
-  if (!detail::in_forked_child() && detail::mpi_is_usable()) MPI_Abort(MPI_COMM_WORLD, exit_code);
+  if (!detail::in_forked_child() && detail::mpi_is_usable()) {
+    // The launcher ends every instance once MPI_Abort reaches it (srun at once): what this one
+    // wrote last, typically the traceback that explains the abort, must have left first.
+    detail::wait_until_output_is_read(kOutputDrainSeconds);
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+  }
   std::_Exit(exit_code);
 }
 

@@ -2,7 +2,8 @@
 an instance that has not come raises KeyboardInterrupt there within the waits' 50 ms poll
 (measured and printed, not asserted: speed belongs to the benchmarks), and the uncaught
 KeyboardInterrupt ends the job as any uncaught exception does, so nobody is left waiting. Under
-mpirun and popdist run."""
+mpirun and popdist run, and under srun on the Slurm testbed (CTest's interrupts.slurm starts the
+cluster; a plain pytest run skips those)."""
 
 import os
 import re
@@ -37,6 +38,8 @@ def popdist_cli():
 def launch(launcher, instances, *command):
     if launcher == "mpirun":
         return [MPIRUN, "-np", str(instances), "--oversubscribe", "--bind-to", "none", "-x", "PYTHONPATH", *command]
+    if launcher == "srun":  # one node: the instance to signal is a child of this machine's slurmd
+        return ["srun", "-N1", "-n", str(instances), "--mpi=pmix", "--time=2", *command]
     cli = popdist_cli()
     if cli is None:
         pytest.skip("the popdist command is not installed (pip install .)")
@@ -101,3 +104,11 @@ def test_sigint_in_a_blocking_call_raises_keyboard_interrupt_and_ends_the_job(fo
 @pytest.mark.parametrize("form", ["untimed", "subset-timed", "init"])
 def test_sigint_under_popdist_run(form):
     interrupt("popdist run", form)
+
+
+@pytest.mark.skipif(os.environ.get("POPDIST_SLURM_CLUSTER") != "1",
+                    reason="needs the Slurm testbed cluster: run by CTest as interrupts.slurm (label slurm)")
+@pytest.mark.skipif(shutil.which("srun") is None, reason="srun (Slurm) is not on PATH")
+@pytest.mark.parametrize("form", ["untimed", "subset-timed", "init"])
+def test_sigint_under_srun(form):
+    interrupt("srun", form)
