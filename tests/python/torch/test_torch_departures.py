@@ -1,5 +1,5 @@
 """Nobody waits for an instance that has left: the collectives popdist.torch makes on the user's
-behalf (the rendezvous, the seed and length agreement) are bounded by the user's timeout and name
+behalf (the rendezvous, the seed and length agreement, Lightning's trainer_kwargs) are bounded by the user's timeout and name
 the instance that exited cleanly or is late, under mpirun and popdist run."""
 
 import pytest
@@ -13,12 +13,16 @@ WHERE = {
     "exit-before-group": "popdist.torch rendezvous",
     "exit-before-loader": "popdist.torch.DistributedSampler",
     "late-to-group": "popdist.torch rendezvous",
+    "exit-before-trainer-kwargs": "popdist.lightning.trainer_kwargs",
 }
 
 
 @pytest.mark.parametrize(("launcher", "mode"), [("mpirun", "exit-before-group"), ("popdist run", "exit-before-loader"),
-                                                ("mpirun", "late-to-group")])
+                                                ("mpirun", "late-to-group"),
+                                                ("popdist run", "exit-before-trainer-kwargs")])
 def test_an_instance_that_left_is_named_within_the_timeout(launcher, mode):
+    if mode == "exit-before-trainer-kwargs":
+        pytest.importorskip("lightning", reason="popdist.lightning needs Lightning (pip install lightning)")
     argv = (mpirun_argv if launcher == "mpirun" else popdist_run_argv)(2, *python("departures.py", mode))
     result = run(argv, timeout=150)  # a hang fails here
     assert result.returncode != 0, result.stdout + result.stderr

@@ -3,7 +3,8 @@
 loader" (exits 0 instead of creating the DataLoader: the seed agreement), "late-to-group" (comes
 to init_process_group long after instance 0's timeout), "synchronize-instead-of-loader" (calls
 popdist.synchronize() and exits 0 while instance 0 creates the DataLoader: the same barrier meets,
-the agreement's collective never comes). Instance 0 must fail within its timeout
+the agreement's collective never comes), "exit-before-trainer-kwargs" (exits 0 while instance 0
+asks popdist.lightning for the Trainer's arguments, bounded by PopdistEnvironment's timeout). Instance 0 must fail within its timeout
 (5 s) with a TimeoutError naming instance 1, and the job must end."""
 
 import sys
@@ -17,6 +18,10 @@ popdist.init()
 me = popdist.getInstanceIndex()
 if mode in ("exit-before-loader", "synchronize-instead-of-loader"):
     popdist.torch.init_process_group(timeout=5)
+if mode == "exit-before-trainer-kwargs":
+    import popdist.lightning
+
+    popdist.lightning.PopdistEnvironment(timeout=5)
 if me == 1:
     if mode == "synchronize-instead-of-loader":
         popdist.synchronize()
@@ -27,6 +32,8 @@ if me == 1:
 try:
     if mode in ("exit-before-loader", "synchronize-instead-of-loader"):
         popdist.torch.DataLoader(list(range(8)), batch_size=2)
+    elif mode == "exit-before-trainer-kwargs":
+        popdist.lightning.trainer_kwargs()
     else:
         popdist.torch.init_process_group(timeout=5)
 except popdist.TimeoutError as error:
