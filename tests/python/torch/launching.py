@@ -2,10 +2,12 @@
 the per-instance reports they write (instance<N>.json). Every job runs under a timeout in its own
 session, so a hang fails the test and leaves no process behind."""
 
+import contextlib
 import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -92,3 +94,19 @@ def reports(out_dir, result, instances):
         f"instances that reported: {sorted(found)}, expected 0..{instances - 1}; exit {result.returncode}\n"
         f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr}")
     return found
+
+
+@contextlib.contextmanager
+def taken_port():
+    """A TCP port that a socket listens on (every address) while the block runs."""
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+def free_port():
+    """A loopback TCP port that was free a moment ago (bound, read, released)."""
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        return free.getsockname()[1]

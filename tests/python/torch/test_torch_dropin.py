@@ -4,12 +4,11 @@ hosts (the testbed's fake_rsh.sh); popdist.torch keeps working with those variab
 taken MASTER_PORT is an error naming the port, not a hang. Real torch and Accelerate, no mocks."""
 
 import os
-import socket
 
 import pytest
 
 from ddp_expectations import check_job
-from launching import fake_host_testbed, popdist_cli, python, reports, run
+from launching import fake_host_testbed, free_port, popdist_cli, python, reports, run, taken_port
 
 pytest.importorskip("torch", reason="the drop-in checks need PyTorch (pip install torch)")
 pytestmark = [pytest.mark.mpirun,
@@ -47,9 +46,7 @@ def check_torchrun_contract(found, hosts):
 
 
 def test_torch_env_script_one_host_with_the_users_master_port(tmp_path):
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
+    port = free_port()
     result = run(popdist_run(2, *python("torch_env_script.py", tmp_path)), MASTER_PORT=str(port))
     found = reports(tmp_path, result, 2)
     assert result.returncode == 0, result.stderr
@@ -93,10 +90,7 @@ def test_popdist_torch_two_fake_hosts(tmp_path):
 
 
 def test_taken_master_port_is_an_error_naming_it(tmp_path):
-    with socket.socket() as taken:
-        taken.bind(("0.0.0.0", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         result = run(popdist_run(2, *python("torch_env_script.py", tmp_path), options=["--master-port", str(port)]),
                      timeout=120)
     assert result.returncode != 0

@@ -3,13 +3,12 @@ hosts (the testbed's fake_rsh.sh), torchrun, and the rendezvous failures (port t
 unreachable). Every instance runs scripts/ddp_checks.py and writes what it saw; the checks here
 compare the instances. Real torch (gloo on CPU), no mocks."""
 
-import socket
 import sys
 
 import pytest
 
 from ddp_expectations import check_job
-from launching import MPIRUN, fake_host_testbed, mpirun_argv, popdist_run_argv, python, reports, run
+from launching import MPIRUN, fake_host_testbed, free_port, mpirun_argv, popdist_run_argv, python, reports, run, taken_port
 
 pytest.importorskip("torch", reason="popdist.torch needs PyTorch (pip install torch)")
 pytestmark = [pytest.mark.mpirun]
@@ -59,10 +58,7 @@ def test_torchrun(tmp_path):
 
 
 def test_taken_port_is_an_error_on_every_instance(tmp_path):
-    with socket.socket() as taken:
-        taken.bind(("0.0.0.0", 0))
-        taken.listen()
-        port = taken.getsockname()[1]
+    with taken_port() as port:
         result = run(mpirun_argv(2, *python("ddp_checks.py", tmp_path, "failure"), extra=["-x", "MASTER_PORT"]),
                      MASTER_PORT=str(port), CHECK_TIMEOUT="10")
     found = reports(tmp_path, result, 2)
@@ -74,9 +70,7 @@ def test_taken_port_is_an_error_on_every_instance(tmp_path):
 
 def test_unreachable_address_is_an_error_within_the_timeout(tmp_path):
     # 192.0.2.1 is TEST-NET-1 (RFC 5737): never assigned, so nothing answers there.
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        port = free.getsockname()[1]
+    port = free_port()
     result = run(mpirun_argv(2, *python("ddp_checks.py", tmp_path, "failure"),
                              extra=["-x", "MASTER_ADDR", "-x", "MASTER_PORT", "-x", "CHECK_TIMEOUT"]),
                  MASTER_ADDR="192.0.2.1", MASTER_PORT=str(port), CHECK_TIMEOUT="3")
