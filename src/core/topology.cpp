@@ -1,48 +1,14 @@
-// Launcher names, the Topology value's comparison and printing, and the field table's helpers.
+// The Topology value's comparison and printing, and the field table's helpers.
 
 #include <fmt/format.h>
 
-#include <array>
 #include <ostream>
 #include <stdexcept>
-#include <utility>
 
 #include "popdist/topology.hpp"
 #include "popdist/topology_fields.hpp"
 
 namespace popdist {
-namespace {
-
-constexpr std::array<std::pair<Launcher, std::string_view>, 12> kLauncherNames = {{
-    {Launcher::Singleton, "singleton"},
-    {Launcher::PopDist, "popdist"},
-    {Launcher::OpenMpi, "openmpi"},
-    {Launcher::Mpich, "mpich"},
-    {Launcher::Pals, "pals"},
-    {Launcher::Mvapich2, "mvapich2"},
-    {Launcher::Slurm, "slurm"},
-    {Launcher::Torchrun, "torchrun"},
-    {Launcher::Horovod, "horovod"},
-    {Launcher::Lsf, "lsf"},
-    {Launcher::PyTorch, "pytorch"},
-    {Launcher::Mpi, "mpi"},
-}};
-
-}  // namespace
-
-std::string_view launcher_name(Launcher launcher) noexcept {
-  for (const auto& [value, name] : kLauncherNames) {
-    if (value == launcher) return name;
-  }
-  return "unknown";
-}
-
-std::optional<Launcher> parse_launcher_name(std::string_view name) noexcept {
-  for (const auto& [value, known] : kLauncherNames) {
-    if (known == name) return value;
-  }
-  return std::nullopt;
-}
 
 bool operator==(const Topology& a, const Topology& b) {
   // Every member, provenance and warnings included: two topologies are equal when they print the same.
