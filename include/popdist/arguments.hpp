@@ -1,9 +1,9 @@
 #pragma once
 /// @file arguments.hpp
 /// The one rule for the arguments of registerCommunicator, synchronize, execute_on_instances and
-/// comm: instance sets and timeouts. C++ (the registry), the Python bindings and a single
-/// uninitialized Python process all check through these functions, so the languages cannot
-/// disagree. Each takes the caller's own API name, which starts every error message: C++ callers
+/// comm: instance sets here, timeouts in timeout_rule.hpp (included). C++ (the registry), the
+/// Python bindings and a single uninitialized Python process all check through these functions,
+/// so the languages cannot disagree. Each takes the caller's own API name, which starts every error message: C++ callers
 /// pass "register_communicator", Python's bindings "registerCommunicator".
 
 #include <cstddef>
@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "popdist/timeout_rule.hpp"
 
 namespace popdist {
 
@@ -38,19 +40,5 @@ namespace popdist {
 /// A value for an error message, shortened: its first 64 characters, then "... (N bytes)" when
 /// it is longer, so that a 1 MB argument never becomes a 1 MB message.
 [[nodiscard]] std::string shown_text(std::string_view value);
-
-/// A timeout argument in seconds. The rule, the same in C++, Python and POPDIST_SYNC_TIMEOUT:
-///   - a positive finite number: that many seconds;
-///   - infinity: no limit (waits as long as it takes, even when POPDIST_SYNC_TIMEOUT is set);
-///   - 0: an error. torch's c10d reads a zero timeout as "no timeout" and Python's standard
-///     library as "do not wait"; either reading would surprise the other half of the users;
-///   - negative or NaN: an error.
-/// Returns `seconds` unchanged; throws UsageError "<caller>: timeout=<value> ..." otherwise.
-double checked_timeout(double seconds, std::string_view caller);
-
-/// POPDIST_SYNC_TIMEOUT's text under the same rule: std::nullopt when unset or "inf"/"infinity"
-/// (no default timeout); a positive number of seconds ("30", "0.5", "1e-3"); anything else
-/// (empty, "abc", "0", "-1", "nan", "2s") throws EnvironmentError naming the variable and value.
-[[nodiscard]] std::optional<double> parsed_timeout_variable(const std::optional<std::string_view>& text);
 
 }  // namespace popdist

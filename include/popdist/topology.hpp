@@ -12,16 +12,19 @@
 #include <vector>
 
 #include "popdist/environment.hpp"
+#include "popdist/launcher_families.hpp"
 
 namespace popdist {
 
-/// The launcher family that supplied this process's identity (DESIGN.md 3.2).
-/// `Mpi` is never detected, only forced (POPDIST_LAUNCHER=mpi): its identity is MPI's own (world
-/// rank and size, the shared-memory split for the host), known only once init() has started MPI.
-enum class Launcher { Singleton, PopDist, OpenMpi, Mpich, Pals, Mvapich2, Slurm, Torchrun, Horovod, Lsf, PyTorch, Mpi };
+/// The launcher family that supplied this process's identity (DESIGN.md 3.2): one enumerator per
+/// row of the family table, launcher_families.hpp (e.g. Launcher::OpenMpi, Launcher::Slurm).
+enum class Launcher {
+#define POPDIST_LAUNCHER_ENUMERATOR(enumerator, name, priority) enumerator,
+  POPDIST_LAUNCHER_FAMILIES(POPDIST_LAUNCHER_ENUMERATOR)
+#undef POPDIST_LAUNCHER_ENUMERATOR
+};
 
-/// "singleton", "popdist", "openmpi", "mpich", "pals", "mvapich2", "slurm", "torchrun", "horovod", "lsf",
-/// "pytorch", "mpi".
+/// The family's name from the table (e.g. "openmpi" for Launcher::OpenMpi).
 [[nodiscard]] std::string_view launcher_name(Launcher launcher) noexcept;
 
 /// The inverse of launcher_name(); std::nullopt for an unknown name.

@@ -1,4 +1,4 @@
-// The argument rules of arguments.hpp. Pure: no MPI, so the Python package can check a single
+// The instance-set rules of arguments.hpp. Pure: no MPI, so the Python package can check a single
 // uninitialized process's calls without loading libmpi.
 
 #include "popdist/arguments.hpp"
@@ -7,8 +7,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <set>
 #include <string>
 
@@ -128,40 +126,6 @@ std::string shown_text(std::string_view value) {
   auto cut = kShownChars;
   while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
   return fmt::format("{}... ({} bytes)", value.substr(0, cut), grouped(value.size()));
-}
-
-double checked_timeout(double seconds, std::string_view caller) {
-  if (std::isnan(seconds) || seconds < 0) {
-    throw UsageError(fmt::format("{}: timeout={} seconds is not a timeout: expected a positive number of seconds, or "
-                                 "infinity for no limit",
-                                 caller, seconds));
-  }
-  if (seconds == 0) {
-    // Refused rather than guessed: torch's c10d stores read 0 as "no timeout", Python's standard
-    // library (queue, subprocess) as "do not wait".
-    throw UsageError(fmt::format("{}: timeout=0 seconds is ambiguous (no limit? do not wait?): expected a positive "
-                                 "number of seconds, or infinity for no limit",
-                                 caller));
-  }
-  return seconds;
-}
-
-std::optional<double> parsed_timeout_variable(const std::optional<std::string_view>& text) {
-  if (!text) return std::nullopt;
-  const auto fail = [&]() -> std::optional<double> {
-    throw EnvironmentError(fmt::format("POPDIST_SYNC_TIMEOUT='{}' is not a timeout: expected a positive number of "
-                                       "seconds such as 30 or 0.5, or inf for no default timeout",
-                                       *text));
-  };
-  if (*text == "inf" || *text == "infinity") return std::nullopt;
-  double seconds = 0;
-  const auto* first = text->data();
-  const auto* last = text->data() + text->size();
-  const auto [end, error] = std::from_chars(first, last, seconds);
-  // from_chars also reads "inf" and "nan" in other spellings ("INF", "nan(...)"): only the two
-  // exact words above mean "no limit"; everything non-finite besides them is refused.
-  if (text->empty() || error != std::errc() || end != last || !std::isfinite(seconds) || seconds <= 0) return fail();
-  return seconds;
 }
 
 }  // namespace popdist

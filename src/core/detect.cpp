@@ -35,8 +35,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/launchers.hpp"
+#include "core/launchers/family.hpp"
 #include "core/numbers.hpp"
+#include "core/poprun_variables.hpp"
 #include "core/unused_variables.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology.hpp"
@@ -51,21 +52,9 @@ using detail::Identity;
 using detail::Number;
 using detail::read_number;
 
+using namespace detail::poprun;  // PopRun's variables, kTotal ... kLocalInstance
+
 constexpr const char* kLauncherVariable = "POPDIST_LAUNCHER";
-constexpr const char* kTotal = "POPDIST_NUM_TOTAL_REPLICAS";
-constexpr const char* kLocal = "POPDIST_NUM_LOCAL_REPLICAS";
-constexpr const char* kOffset = "POPDIST_REPLICA_INDEX_OFFSET";
-constexpr const char* kIpus = "POPDIST_NUM_IPUS_PER_REPLICA";
-constexpr const char* kUniform = "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE";
-constexpr const char* kLocalInstance = "POPDIST_LOCAL_INSTANCE_INDEX";
-
-/// The variables that describe replicas: any of them without a launcher makes the family "popdist".
-constexpr const char* kReplicaVariables[] = {kTotal, kLocal, kOffset, kUniform};
-/// The whole PopRun contract (DESIGN.md 3.1): any of them makes isPopdistEnvSet() true.
-constexpr const char* kContractVariables[] = {kTotal, kLocal, kOffset, kIpus, kUniform, kLocalInstance};
-
-constexpr const char* kValidNames =
-    "singleton, popdist, openmpi, mpich, pals, mvapich2, slurm, torchrun, horovod, lsf, pytorch, mpi";
 
 std::string show(const Number& number) { return fmt::format("{}={}", number.source, number.value); }
 std::string show(const Field& field) { return fmt::format("{}={}", field.source, field.value); }
@@ -79,56 +68,33 @@ struct Choice {
   std::vector<std::string> warnings;  ///< e.g. a forced family whose marker is missing
 };
 
-/// The `mpi` family's identity: MPI's world rank and size once init() supplies them; before that
-/// (the CLI, a login node) a preview of instance 0 of 1 that says where the values will come from.
-Identity mpi_identity(const std::optional<MpiWorld>& world) {
-  Identity identity;
-  identity.launcher = Launcher::Mpi;
-  identity.detected_by = kLauncherVariable;
-  const std::string source = world ? "mpi" : "mpi (after init)";
-  identity.rank = Field{world ? world->rank : 0, source};
-  identity.size = Field{world ? world->size : 1, source};
-  // No local rank/size and no node: init() takes them from MPI's shared-memory split.
-  return identity;
-}
-
 Choice choose_forced(const EnvLookup& env, const std::string& value, const std::optional<MpiWorld>& world) {
   const auto launcher = parse_launcher_name(value);
   if (!launcher) {
     throw EnvironmentError(fmt::format("{}='{}' is not a launcher name; expected one of {}", kLauncherVariable,
-                                       detail::printable(value), kValidNames));
+                                       detail::printable(value), detail::family_names()));
   }
   Choice choice{*launcher, kLauncherVariable, std::nullopt, true, {}};
-  if (*launcher == Launcher::Singleton) {
-    choice.identity = detail::singleton_identity();
-  } else if (*launcher == Launcher::Mpi) {
-    choice.identity = mpi_identity(world);
-    if (!world) {
-      choice.warnings.push_back(fmt::format(
-          "{}=mpi: this process's identity comes from MPI when init() runs (instance index and count: the world "
-          "rank and size; local index and count and the host: MPI's shared-memory split); without MPI it reads as "
-          "instance 0 of 1",
-          kLauncherVariable));
-    }
-  } else if (const auto* probe = detail::find_probe(*launcher)) {
-    if (probe->present(env)) {
-      choice.identity = probe->read(env);
+  const auto& family = detail::find_family(*launcher);
+  if (family.forced) {
+    choice.identity = family.forced(world, choice.warnings);
+  } else if (family.is_launch()) {
+    if (family.present(env)) {
+      choice.identity = family.read(env);
       return choice;
     }
     // Forced without its marker (e.g. torch.distributed.launch, which docs/guide/launchers.md sends here):
     // the family's identity variables must then be complete on their own.
     std::string markers;
-    for (const auto& marker : probe->markers) markers += (markers.empty() ? "" : ", ") + marker;
+    for (const auto& marker : family.markers) markers += (markers.empty() ? "" : ", ") + marker;
     try {
-      choice.identity = probe->read(env);
+      choice.identity = family.read(env);
     } catch (const EnvironmentError& error) {
-      const std::string hint = *launcher == Launcher::Slurm
-                                   ? " (salloc and sbatch allocate but do not launch: run under srun)"
-                                   : std::string();
       throw EnvironmentError(fmt::format("{}={} but none of the {} launcher's variables is set ({}){}, and its "
                                          "identity cannot be read without them ({}); expected a process started by "
                                          "that launcher",
-                                         kLauncherVariable, value, value, markers, hint, error.what()));
+                                         kLauncherVariable, value, value, markers, family.forced_hint,
+                                         error.what()));
     }
     choice.warnings.push_back(fmt::format("{}={} but none of the {} launcher's variables is set ({}); reading its "
                                           "identity anyway: {}",
@@ -144,20 +110,15 @@ bool any_set(const EnvLookup& env, const char* const* begin, const char* const* 
   return false;
 }
 
-std::optional<std::string> first_set(const EnvLookup& env, const char* const* begin, const char* const* end) {
-  for (auto it = begin; it != end; ++it) {
-    if (env(*it)) return std::string(*it);
-  }
-  return std::nullopt;
-}
-
+/// The first family present in priority order (popdist, present through PopRun's variables,
+/// has no identity of its own), else the singleton.
 Choice choose(const EnvLookup& env, const std::optional<MpiWorld>& world) {
   if (const auto forced = env(kLauncherVariable)) return choose_forced(env, *forced, world);
-  for (const auto& probe : detail::launcher_probes()) {
-    if (auto marker = probe.present(env)) return Choice{probe.launcher, *marker, probe.read(env), false, {}};
-  }
-  if (auto variable = first_set(env, std::begin(kReplicaVariables), std::end(kReplicaVariables))) {
-    return Choice{Launcher::PopDist, *variable, std::nullopt, false, {}};
+  for (const auto& family : detail::launcher_families()) {
+    if (!family.present) continue;
+    if (auto marker = family.present(env)) {
+      return Choice{family.launcher, *marker, family.read ? std::optional(family.read(env)) : std::nullopt, false, {}};
+    }
   }
   return Choice{Launcher::Singleton, "default", detail::singleton_identity(), false, {}};
 }
@@ -171,28 +132,28 @@ std::vector<std::string> conflict_warnings(const EnvLookup& env, const Choice& c
                                          topology.instance_index, topology.num_instances);
   const std::string reason =
       choice.forced ? fmt::format("forced by {}", kLauncherVariable) : std::string("which has priority");
+  const auto& chosen_family = detail::find_family(choice.launcher);
+  const auto& own_variables_of = chosen_family.sets_variables_of;
   bool passed_chosen = false;
-  for (const auto& probe : detail::launcher_probes()) {
-    if (probe.launcher == choice.launcher) {
+  for (const auto* probe : detail::launch_families()) {
+    if (probe->launcher == choice.launcher) {
       passed_chosen = true;
       continue;
     }
     // Unforced, a present higher-priority family would have been chosen: only lower ones remain.
     if (!choice.forced && !passed_chosen) continue;
-    if (!probe.present(env)) continue;
-    // PALS provides its identity through PMI_RANK/PMI_SIZE: those are not a second (MPICH) launch.
-    if (choice.launcher == Launcher::Pals && probe.launcher == Launcher::Mpich) continue;
-    // torchrun's RANK/WORLD_SIZE are the PyTorch environment's too: not a second launch.
-    if (choice.launcher == Launcher::Torchrun && probe.launcher == Launcher::PyTorch) continue;
+    if (!probe->present(env)) continue;
+    // The chosen launcher's own variables under another family's names are not a second launch.
+    if (std::find(own_variables_of.begin(), own_variables_of.end(), probe->launcher) != own_variables_of.end()) continue;
     try {
-      const auto other = probe.read(env);
+      const auto other = probe->read(env);
       if (other.rank.value != topology.instance_index || other.size.value != topology.num_instances) {
         warnings.push_back(fmt::format("{} disagrees with {}; using {}, {}", other.summary(), chosen,
                                        launcher_name(choice.launcher), reason));
       }
     } catch (const EnvironmentError& error) {
       warnings.push_back(fmt::format("ignoring malformed {} variables ({}); using {}, {}",
-                                     launcher_name(probe.launcher), error.what(), launcher_name(choice.launcher),
+                                     probe->name, error.what(), launcher_name(choice.launcher),
                                      reason));
     }
   }
@@ -207,18 +168,20 @@ std::vector<std::string> unused_variable_warnings(const EnvLookup& env, const Ch
   if (choice.launcher != Launcher::Singleton && choice.launcher != Launcher::PopDist) return warnings;
   const auto unused = detail::unused_launch_variables(env);
   const std::string using_text = fmt::format("using {}", launcher_name(choice.launcher));
-  std::vector<detail::UnusedVariable> slurm;
-  std::vector<detail::UnusedVariable> others;
-  const auto job = env("SLURM_JOB_ID");
-  for (const auto& variable : unused) (variable.slurm && job ? slurm : others).push_back(variable);
-  if (job && !env("SLURM_STEP_ID")) {
+  std::vector<detail::UnusedVariable> others = unused;
+  for (const auto* family : detail::launch_families()) {
+    if (!family->allocation_without_launch) continue;
+    const auto allocation = family->allocation_without_launch(env);
+    if (!allocation) continue;
     // The allocation's own variables (SLURM_PROCID=0 in an sbatch script) belong to this warning.
+    std::vector<detail::UnusedVariable> own;
+    const auto is_own = [&](const auto& variable) { return variable.family == family->launcher; };
+    std::copy_if(others.begin(), others.end(), std::back_inserter(own), is_own);
+    others.erase(std::remove_if(others.begin(), others.end(), is_own), others.end());
     const std::string leftovers =
-        slurm.empty() ? std::string()
-                      : fmt::format(" ({} {} not used)", detail::join_shown(slurm), slurm.size() == 1 ? "is" : "are");
-    warnings.push_back(fmt::format("SLURM_JOB_ID={} is set but SLURM_STEP_ID is not: this is a salloc shell or an "
-                                   "sbatch script, not a process started by srun{}; {}",
-                                   detail::printable(*job), leftovers, using_text));
+        own.empty() ? std::string()
+                    : fmt::format(" ({} {} not used)", detail::join_shown(own), own.size() == 1 ? "is" : "are");
+    warnings.push_back(fmt::format("{}{}; {}", *allocation, leftovers, using_text));
   }
   if (!others.empty()) {
     warnings.push_back(fmt::format("{} {} no launch ({}); {}", detail::join_shown(others),

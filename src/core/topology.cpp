@@ -1,59 +1,36 @@
-// Launcher names, the Topology value's comparison and printing, and the field table's helpers.
+// The Topology value's comparison and printing, and the field table's helpers.
 
 #include <fmt/format.h>
 
-#include <array>
 #include <ostream>
 #include <stdexcept>
-#include <utility>
 
 #include "popdist/topology.hpp"
 #include "popdist/topology_fields.hpp"
 
 namespace popdist {
-namespace {
-
-constexpr std::array<std::pair<Launcher, std::string_view>, 12> kLauncherNames = {{
-    {Launcher::Singleton, "singleton"},
-    {Launcher::PopDist, "popdist"},
-    {Launcher::OpenMpi, "openmpi"},
-    {Launcher::Mpich, "mpich"},
-    {Launcher::Pals, "pals"},
-    {Launcher::Mvapich2, "mvapich2"},
-    {Launcher::Slurm, "slurm"},
-    {Launcher::Torchrun, "torchrun"},
-    {Launcher::Horovod, "horovod"},
-    {Launcher::Lsf, "lsf"},
-    {Launcher::PyTorch, "pytorch"},
-    {Launcher::Mpi, "mpi"},
-}};
-
-}  // namespace
-
-std::string_view launcher_name(Launcher launcher) noexcept {
-  for (const auto& [value, name] : kLauncherNames) {
-    if (value == launcher) return name;
-  }
-  return "unknown";
-}
-
-std::optional<Launcher> parse_launcher_name(std::string_view name) noexcept {
-  for (const auto& [value, known] : kLauncherNames) {
-    if (known == name) return value;
-  }
-  return std::nullopt;
-}
 
 bool operator==(const Topology& a, const Topology& b) {
-  // Every member, provenance and warnings included: two topologies are equal when they print the same.
-  return a.launcher == b.launcher && a.instance_index == b.instance_index && a.num_instances == b.num_instances &&
-         a.local_instance_index == b.local_instance_index && a.num_local_instances == b.num_local_instances &&
-         a.host_index == b.host_index && a.num_local_replicas == b.num_local_replicas &&
-         a.num_total_replicas == b.num_total_replicas && a.replica_index_offset == b.replica_index_offset &&
-         a.ipus_per_replica == b.ipus_per_replica &&
-         a.uniform_replicas_per_instance == b.uniform_replicas_per_instance &&
-         a.popdist_env_set == b.popdist_env_set && a.ipus_per_replica_set == b.ipus_per_replica_set &&
-         a.provenance == b.provenance && a.warnings == b.warnings;
+  // Every member: the table's fields, then the three the outputs leave out (provenance and
+  // warnings included: two topologies are equal when they print the same).
+  for (const auto& field : topology_fields) {
+    if (!same_field_value(a, b, field)) return false;
+  }
+  return a.ipus_per_replica_set == b.ipus_per_replica_set && a.provenance == b.provenance && a.warnings == b.warnings;
+}
+
+bool same_field_value(const Topology& a, const Topology& b, const TopologyField& field) {
+  switch (field.kind) {
+    case FieldKind::LauncherName:
+      return a.launcher == b.launcher;
+    case FieldKind::Flag:
+      return a.*field.flag == b.*field.flag;
+    case FieldKind::Integer:
+      return a.*field.integer == b.*field.integer;
+    case FieldKind::OptionalInteger:
+      return a.*field.optional_integer == b.*field.optional_integer;
+  }
+  return false;
 }
 
 const TopologyField& topology_field(std::string_view name) {
@@ -65,7 +42,9 @@ const TopologyField& topology_field(std::string_view name) {
 
 std::optional<std::int64_t> field_integer(const Topology& topology, const TopologyField& field) {
   if (field.kind == FieldKind::Integer) return topology.*field.integer;
-  if (field.kind == FieldKind::OptionalInteger && topology.host_index) return *topology.host_index;
+  if (field.kind == FieldKind::OptionalInteger && topology.*field.optional_integer) {
+    return *(topology.*field.optional_integer);
+  }
   return std::nullopt;
 }
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <set>
 
-#include "core/launchers.hpp"
+#include "core/launchers/family.hpp"
 #include "core/numbers.hpp"
 #include "popdist/error.hpp"
 
@@ -27,43 +27,43 @@ bool above_zero(const EnvLookup& env, const std::string& name) {
 }
 
 UnusedVariable unused(const EnvLookup& env, const StatedVariable& variable, const std::string& value,
-                      const std::string& why, bool slurm) {
+                      const std::string& why, std::optional<Launcher> family) {
   return UnusedVariable{variable.name, fmt::format("{}={}", variable.name, printable(value)),
-                        variable.index && above_zero(env, variable.name), why, slurm};
+                        variable.index && above_zero(env, variable.name), why, family};
 }
 
 }  // namespace
 
 std::vector<UnusedVariable> unused_launch_variables(const EnvLookup& env) {
-  const auto& probes = launcher_probes();
+  const auto& probes = launch_families();
   // A variable several families state (RANK: torchrun and pytorch; PMI_RANK: pals and mpich) is
   // explained by the last, lowest-priority one, whose reason is the least demanding.
   std::map<std::string, std::size_t> owner;
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    for (const auto& variable : probes[i].stated) owner[variable.name] = i;
+    for (const auto& variable : probes[i]->stated) owner[variable.name] = i;
   }
   // Under POPDIST_LAUNCHER=singleton or popdist, a present family's variables are reported as a
   // disagreeing launch instead, and PMIX_RANK & co. are that family's companions.
   std::set<std::string> claimed;
   bool any_present = false;
-  for (const auto& probe : probes) {
-    if (!probe.present(env)) continue;
+  for (const auto* probe : probes) {
+    if (!probe->present(env)) continue;
     any_present = true;
-    for (const auto& variable : probe.stated) claimed.insert(variable.name);
+    for (const auto& variable : probe->stated) claimed.insert(variable.name);
   }
   std::vector<UnusedVariable> found;
   for (std::size_t i = 0; i < probes.size(); ++i) {
-    for (const auto& variable : probes[i].stated) {
+    for (const auto& variable : probes[i]->stated) {
       if (owner.at(variable.name) != i || claimed.count(variable.name) != 0) continue;
       if (const auto value = env(variable.name)) {
-        found.push_back(unused(env, variable, *value, probes[i].needs, probes[i].launcher == Launcher::Slurm));
+        found.push_back(unused(env, variable, *value, probes[i]->needs, probes[i]->launcher));
       }
     }
   }
   if (any_present) return found;
   for (const auto& familyless : familyless_variables()) {
     if (const auto value = env(familyless.variable.name)) {
-      found.push_back(unused(env, familyless.variable, *value, familyless.why, false));
+      found.push_back(unused(env, familyless.variable, *value, familyless.why, std::nullopt));
     }
   }
   return found;

@@ -2,10 +2,12 @@
 // "Never a silent singleton": the variables that state part of a launch (a rank, a size, a local
 // rank, a node) but formed no launcher family, each with the reason it was not used.
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "popdist/environment.hpp"
+#include "popdist/topology.hpp"
 
 namespace popdist::detail {
 
@@ -15,7 +17,9 @@ struct UnusedVariable {
   std::string shown;          ///< "RANK=3" (the value made printable)
   bool not_first = false;     ///< an index > 0: this process is certainly not the job's first
   std::string why;            ///< what would have formed a family from it
-  bool slurm = false;         ///< a Slurm step variable (reported with the allocation warning)
+  /// The family that states it (std::nullopt for a family-less one): a scheduler's variables are
+  /// reported with its allocation (LauncherFamily::allocation_without_launch).
+  std::optional<Launcher> family;
 };
 
 /// Every set variable that a family or a family-less launcher states, in priority order, except

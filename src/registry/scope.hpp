@@ -14,9 +14,6 @@ struct Entry;
 /// guard), and inline so that synchronize() reads it without a call.
 inline thread_local Entry* t_innermost_scope = nullptr;
 
-/// The innermost enclosing execute_on_instances set on this thread, or nullptr.
-[[nodiscard]] inline Entry* innermost_scope() noexcept { return t_innermost_scope; }
-
 /// What a call without participants or id means: the innermost scope, else all instances (the
 /// root scope; nullptr before init()). The one place that decides it; inline and without a lock
 /// because synchronize()'s hot path asks it on every call.

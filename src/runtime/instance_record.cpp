@@ -5,29 +5,77 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "popdist/topology_fields.hpp"
 
 namespace popdist::detail {
+namespace {
+
+/// Where each field of the topology table travels in the record: a value slot (integers; the
+/// launcher as its enumerator; an unknown host index as -1), or a bit of `flags`.
+struct Slot {
+  std::string_view field;
+  std::int32_t InstanceRecord::*value = nullptr;
+  InstanceRecord::Flag bit = {};
+};
+
+constexpr Slot kSlots[] = {
+    {field::launcher, &InstanceRecord::launcher},
+    {field::instance_index, &InstanceRecord::instance_index},
+    {field::num_instances, &InstanceRecord::num_instances},
+    {field::local_instance_index, &InstanceRecord::launcher_local_index},
+    {field::num_local_instances, &InstanceRecord::launcher_local_count},
+    {field::host_index, &InstanceRecord::launcher_host_index},
+    {field::num_local_replicas, &InstanceRecord::num_local_replicas},
+    {field::num_total_replicas, &InstanceRecord::num_total_replicas},
+    {field::replica_index_offset, &InstanceRecord::replica_index_offset},
+    {field::ipus_per_replica, &InstanceRecord::ipus_per_replica},
+    {field::uniform_replicas_per_instance, nullptr, InstanceRecord::Uniform},
+    {field::popdist_env_set, nullptr, InstanceRecord::PopdistEnvSet},
+};
+
+constexpr const Slot* slot_of(std::string_view name) {
+  for (const auto& slot : kSlots) {
+    if (slot.field == name) return &slot;
+  }
+  return nullptr;
+}
+
+constexpr bool every_field_has_a_slot() {
+  for (const auto& field : topology_fields) {
+    if (slot_of(field.name) == nullptr) return false;
+  }
+  return true;
+}
+static_assert(every_field_has_a_slot(), "every field of topology_fields travels in the instance record");
+
+}  // namespace
 
 InstanceRecord make_record(const Topology& topology) {
   InstanceRecord record;
-  record.launcher = static_cast<std::int32_t>(topology.launcher);
-  record.instance_index = topology.instance_index;
-  record.num_instances = topology.num_instances;
-  record.replica_index_offset = topology.replica_index_offset;
-  record.num_local_replicas = topology.num_local_replicas;
-  record.num_total_replicas = topology.num_total_replicas;
-  record.ipus_per_replica = topology.ipus_per_replica;
-  record.launcher_local_index = topology.local_instance_index;
-  record.launcher_local_count = topology.num_local_instances;
-  record.launcher_host_index = topology.host_index.value_or(-1);
+  record.flags = 0;
+  for (const auto& field : topology_fields) {
+    const Slot& slot = *slot_of(field.name);
+    switch (field.kind) {
+      case FieldKind::LauncherName:
+        record.*slot.value = static_cast<std::int32_t>(topology.launcher);
+        break;
+      case FieldKind::Integer:
+      case FieldKind::OptionalInteger:
+        // Counts and indices fit: detect() reads them as int.
+        record.*slot.value = static_cast<std::int32_t>(field_integer(topology, field).value_or(-1));
+        break;
+      case FieldKind::Flag:
+        if (topology.*field.flag) record.flags |= slot.bit;
+        break;
+    }
+  }
   const auto said = said_by_launcher(topology);
-  record.flags = (said.local_index ? InstanceRecord::SaidLocal : 0) |
-                 (said.local_count ? InstanceRecord::SaidLocalCount : 0) | (said.host ? InstanceRecord::SaidHost : 0) |
-                 (topology.uniform_replicas_per_instance ? InstanceRecord::Uniform : 0) |
-                 (topology.popdist_env_set ? InstanceRecord::PopdistEnvSet : 0) |
-                 (topology.ipus_per_replica_set ? InstanceRecord::IpusPerReplicaSet : 0);
+  record.flags |= (said.local_index ? InstanceRecord::SaidLocal : 0) |
+                  (said.local_count ? InstanceRecord::SaidLocalCount : 0) |
+                  (said.host ? InstanceRecord::SaidHost : 0) |
+                  (topology.ipus_per_replica_set ? InstanceRecord::IpusPerReplicaSet : 0);
   return record;
 }
 
@@ -112,18 +160,24 @@ std::vector<std::string> apply_placement(Topology& topology, SaidByLauncher said
 
 Topology topology_of(const InstanceRecord& record, const HostPlacement& placement) {
   Topology topology;
-  topology.launcher = static_cast<Launcher>(record.launcher);
-  topology.instance_index = record.instance_index;
-  topology.num_instances = record.num_instances;
-  topology.local_instance_index = record.launcher_local_index;
-  topology.num_local_instances = record.launcher_local_count;
-  topology.host_index = record.launcher_host_index >= 0 ? std::optional<int>(record.launcher_host_index) : std::nullopt;
-  topology.num_local_replicas = record.num_local_replicas;
-  topology.num_total_replicas = record.num_total_replicas;
-  topology.replica_index_offset = record.replica_index_offset;
-  topology.ipus_per_replica = record.ipus_per_replica;
-  topology.uniform_replicas_per_instance = record.has(InstanceRecord::Uniform);
-  topology.popdist_env_set = record.has(InstanceRecord::PopdistEnvSet);
+  for (const auto& field : topology_fields) {
+    const Slot& slot = *slot_of(field.name);
+    switch (field.kind) {
+      case FieldKind::LauncherName:
+        topology.launcher = static_cast<Launcher>(record.*slot.value);
+        break;
+      case FieldKind::Integer:
+        topology.*field.integer = record.*slot.value;
+        break;
+      case FieldKind::OptionalInteger:
+        topology.*field.optional_integer =
+            record.*slot.value >= 0 ? std::optional<int>(record.*slot.value) : std::nullopt;
+        break;
+      case FieldKind::Flag:
+        topology.*field.flag = record.has(slot.bit);
+        break;
+    }
+  }
   topology.ipus_per_replica_set = record.has(InstanceRecord::IpusPerReplicaSet);
   SaidByLauncher said;
   said.local_index = record.has(InstanceRecord::SaidLocal);

@@ -7,6 +7,7 @@
 
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
+#include "popdist/timeout_rule.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -55,10 +56,10 @@ JobExchange::~JobExchange() {
 void JobExchange::wait(std::vector<MPI_Request>& requests, const char* step) {
   if (wait_all(requests, deadline_, step)) return;
   // The collective cannot say who is missing; what it waited for, and for how long, it can.
-  throw TimeoutError(fmt::format("init: {} over all {} instances did not complete within {} s (POPDIST_SYNC_TIMEOUT, at least 5 s in init()): "
+  throw TimeoutError(fmt::format("init: {} over all {} instances did not complete within {} s (POPDIST_SYNC_TIMEOUT, at least {:g} s in init()): "
                                  "at least one instance did not reach init() (stopped, stuck, or died without the "
                                  "launcher ending the job)",
-                                 step, size_, deadline_.seconds()),
+                                 step, size_, deadline_.seconds(), init_timeout_floor),
                      {});
 }
 

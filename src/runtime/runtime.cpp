@@ -23,6 +23,7 @@
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/arguments.hpp"
+#include "popdist/timeout_rule.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology_fields.hpp"
@@ -283,17 +284,12 @@ void initialize(detail::RuntimeState& state) {
 
 namespace detail {
 
-// The bound of init()'s own steps: POPDIST_SYNC_TIMEOUT, but never less than kInitFloor, since
-// MPI's start-up legitimately takes seconds on a loaded or oversubscribed machine and the
-// instances leave MPI_Init_thread that far apart; a timeout chosen for synchronize (say 0.5 s)
-// must not end a healthy job while it starts. Read before check_locally() parses the variable (a
-// bad value is reported there, after MPI is up, on every instance alike).
-constexpr double kInitFloor = 5.0;
+// The bound of init()'s own steps (timeout_rule.hpp: POPDIST_SYNC_TIMEOUT, at least
+// init_timeout_floor). Read before check_locally() parses the variable (a bad value is reported
+// there, after MPI is up, on every instance alike).
 std::optional<double> init_timeout() {
   try {
-    const auto seconds = sync_timeout_variable();
-    if (seconds) return std::max(*seconds, kInitFloor);
-    return std::nullopt;
+    return init_timeout_of(sync_timeout_variable());
   } catch (const Error&) {
     return std::nullopt;
   }

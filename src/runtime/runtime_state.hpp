@@ -73,8 +73,9 @@ void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr
 /// (control, host, world), then MPI if popdist started it. Call with the lifecycle mutex held.
 void stop_runtime(RuntimeState& state);
 
-/// The bound of init()'s collective steps: POPDIST_SYNC_TIMEOUT, but never less than 5 s (see
-/// runtime.cpp); std::nullopt when unset or unparsable (reported later by init()).
+/// The bound of init()'s collective steps: POPDIST_SYNC_TIMEOUT, but never less than
+/// init_timeout_floor (timeout_rule.hpp); std::nullopt when unset or unparsable (reported later
+/// by init()).
 [[nodiscard]] std::optional<double> init_timeout();
 
 /// Throws UsageError "<function>: popdist is not initialized; call popdist.init() ... first".

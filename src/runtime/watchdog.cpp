@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "popdist/timeout_rule.hpp"
+
 namespace popdist::detail {
 
 Watchdog::Watchdog(std::optional<double> seconds, std::string what) {
@@ -16,10 +18,10 @@ Watchdog::Watchdog(std::optional<double> seconds, std::string what) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (done_changed_.wait_for(lock, limit, [this] { return done_; })) return;
     // One write(2), not stdio or the logger: the main thread is inside MPI and may hold locks.
-    const auto text = fmt::format("popdist: init: waited {} s (POPDIST_SYNC_TIMEOUT, at least 5 s in init()) for {}; some instance of the "
+    const auto text = fmt::format("popdist: init: waited {} s (POPDIST_SYNC_TIMEOUT, at least {:g} s in init()) for {}; some instance of the "
                                   "job never joined (died or stopped before init()), and MPI does not return without "
                                   "it: ending this process (exit status {})\n",
-                                  seconds, what, kExitStatus);
+                                  seconds, init_timeout_floor, what, kExitStatus);
     [[maybe_unused]] const auto written = ::write(STDERR_FILENO, text.data(), text.size());
     std::_Exit(kExitStatus);
   });
