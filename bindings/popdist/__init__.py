@@ -8,31 +8,7 @@ registerCommunicator(), execute_on_instances() and comm(). Framework helpers liv
 """
 
 from . import _api, _core, popdist_core
-from ._api import (
-    checkNumIpusPerReplica,
-    comm,
-    detect,
-    execute_on_instances,
-    finalize,
-    getDeviceId,
-    getInstanceIndex,
-    getLocalDeviceOrdinals,
-    getLocalInstanceIndex,
-    getNumInstances,
-    getNumIpusPerReplica,
-    getNumLocalReplicas,
-    getNumTotalReplicas,
-    getReplicaIndexOffset,
-    init,
-    isBackendInitialized,
-    isPopdistEnvSet,
-    isUniformReplicasPerInstance,
-    registerCommunicator,
-    registerGroupingCommunicators,
-    replica_grouping,
-    synchronize,
-    topology,
-)
+from ._api import *  # noqa: F403 - popdist's API is _api.__all__ (a new call is added there only)
 from ._topology import TOPOLOGY_KEYS, Topology
 from .errors import (
     MPIError,

@@ -1,6 +1,7 @@
-"""popdist's no-MPI layer: topology detection, device ids and replica grouping."""
+"""popdist's one core under Python (no MPI): the current topology, the registry's calls, the
+process lifecycle, topology detection, device ids and replica grouping."""
 
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 __version__: str
 
@@ -20,6 +21,20 @@ def local_device_ordinals(topology: TopologyLike) -> List[int]: ...
 
 def synchronize(communicator_id: str = "", participants: Iterable[int] = ..., timeout: Optional[float] = None) -> None:
     """popdist.synchronize: the binding of popdist::synchronize once popdist._mpi is initialized."""
+
+def execute_on_instances(
+    instances: Iterable[int], func: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any]
+) -> Any: ...
+def register_communicator(participants: Iterable[int], communicator_id: str = "") -> None: ...
+def topology() -> Any: ...  # the current popdist.Topology
+def replace_topology(topology: Any) -> Any: ...
+def init() -> None: ...
+def is_initialized() -> bool: ...
+def finalize() -> None: ...
+def at_exit(teardown: Callable[[], Any]) -> None: ...
+def backend() -> Any: ...  # popdist._mpi, imported on first use
+
+ABORT_FALLBACK_SECONDS: float
 
 def checked_instances(
     values: Iterable[int], num_instances: int, caller: str, argument: str, allow_empty: bool = False

@@ -33,7 +33,6 @@ except ImportError as _error:
         name="torch",
     ) from _error
 
-import atexit as _atexit
 import datetime as _datetime
 import json as _json
 import os as _os
@@ -191,7 +190,7 @@ def _arrange_release_at_exit():
     global _release_registered
     if not _release_registered:
         _release_registered = True
-        _atexit.register(_release_torch_at_exit)
+        _api._core.at_exit(_release_torch_at_exit)  # the lifecycle's one exit handler runs it
 
 
 def _release_torch_at_exit():

@@ -1,5 +1,17 @@
-// popdist._core: the no-MPI layer (environment -> detect -> Topology, device ids, replica
-// grouping). `import popdist` loads only this module, so it never loads libmpi.
+// popdist._core: the one core under Python. It holds the current topology (current_topology.hpp),
+// the registry's calls with their one-instance behaviour without MPI (entry_points.hpp,
+// single_instance.hpp) and the process lifecycle (lifecycle.hpp: init, finalize, exit, uncaught
+// exceptions), plus the pure core's calls (detect, device ids, replica grouping). The Python
+// package converts arguments around it and keeps no state of its own.
+//
+// Why two extension modules and not one: `import popdist` and every getter must not load libmpi
+// (Open MPI's start-up libraries; DESIGN.md 9), and an extension module linked against libmpi
+// loads it when imported. So the MPI runtime and registry are popdist._mpi, which this module
+// imports on the first call that needs MPI and then reaches only through a table of C function
+// pointers (mpi_backend.hpp): Python code never calls _mpi. Each module links its own static copy
+// of the pure core (popdist_core: detection, the argument rules), which holds no state of its own
+// that the two copies could disagree on; the process's state is here (topology, lifecycle) and in
+// _mpi's runtime (MPI), each in one place.
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -19,7 +31,9 @@
 #include "popdist/topology_fields.hpp"
 #include "popdist/version.hpp"
 #include "python_arguments.hpp"
-#include "synchronize_entry.hpp"
+#include "current_topology.hpp"
+#include "entry_points.hpp"
+#include "lifecycle.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -58,8 +72,7 @@ popdist::RetrievalMode parse_retrieval_mode(const std::string& mode) {
 // topology (popdist.Topology or its dict), or None for the process's current topology.
 std::vector<int> instances_hosting(const popdist::ReplicaGrouping& grouping, int group, const py::object& where) {
   if (where.is_none()) {
-    py::object current = py::module_::import("popdist").attr("topology")();
-    return grouping.instances_hosting(group, topology_from_object(current));
+    return grouping.instances_hosting(group, topology_from_object(popdist::python::current_topology()));
   }
   if (py::isinstance<py::list>(where) || py::isinstance<py::tuple>(where)) {
     std::vector<popdist::ReplicaRange> ranges;
@@ -79,12 +92,15 @@ PYBIND11_MODULE(_core, m) {
   popdist::python::register_exception_translator();
 
   m.attr("__version__") = popdist::version();
-  // popdist.synchronize: the binding of popdist::synchronize once _mpi is initialized, else the
-  // Python layer's path without MPI (synchronize_entry.cpp).
-  popdist::python::add_synchronize_entry(m);
+  popdist::python::add_entry_points(m);  // synchronize, execute_on_instances, register_communicator
+  popdist::python::add_lifecycle(m);     // init, finalize, is_initialized, at_exit, backend
+  m.def("topology", &popdist::python::current_topology,
+        "This process's current topology (a popdist.Topology): detected from the environment, refined by init().");
+  m.def("replace_topology", &popdist::python::replace_topology, py::arg("topology"),
+        "For tests: makes `topology` (a popdist.Topology, or None to detect again) current; returns the previous one.");
 
-  // The argument rules of popdist/arguments.hpp, for the Python layer's single-process path
-  // (no init(), no MPI): the same conversion and checks as the _mpi module's bindings.
+  // The argument rules of popdist/arguments.hpp, for the Python layer's own checks (popdist.torch's
+  // timeouts) and the tests: the same conversion and checks as the registry's calls.
   m.def(
       "checked_instances",
       [](const py::handle& values, int num_instances, const std::string& caller, const std::string& argument,

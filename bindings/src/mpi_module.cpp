@@ -1,6 +1,8 @@
-// popdist._mpi: the MPI runtime and the communicator registry. Imported lazily by the Python layer
-// on the first call that needs MPI (init, synchronize, registerCommunicator, execute_on_instances,
-// comm, finalize), so that `import popdist` and the getters never load libmpi.
+// popdist._mpi: the MPI runtime and the communicator registry, a backend of popdist._core (the one
+// core under Python, core_module.cpp says why there are two modules). _core imports it on the
+// first call that needs MPI (init, synchronize, registerCommunicator, execute_on_instances, comm,
+// finalize), so that `import popdist` and the getters never load libmpi, and reaches its hot paths
+// through the table of mpi_backend.hpp.
 //
 // Every call that can block in MPI releases the GIL: another Python thread (a data loader, a
 // heartbeat) must keep running while this one waits in a barrier.
@@ -27,7 +29,7 @@
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "python_arguments.hpp"
-#include "synchronize_backend.hpp"
+#include "mpi_backend.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -162,47 +164,8 @@ PyObject* raise_current_exception() {
   return nullptr;
 }
 
-// The synchronize arguments by name, in order.
-constexpr const char* kSynchronizeParameters[] = {"communicator_id", "participants", "timeout"};
-
-// Matches positional and keyword arguments to synchronize's three parameters (nullptr: not
-// given), raising TypeError as Python does for a function with that signature.
-bool bind_synchronize_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords,
-                                PyObject* (&values)[3]) {
-  if (count > 3) {
-    PyErr_Format(PyExc_TypeError, "synchronize() takes from 0 to 3 positional arguments but %zd were given", count);
-    return false;
-  }
-  for (Py_ssize_t i = 0; i < count; ++i) values[i] = arguments[i];
-  const Py_ssize_t named = keywords != nullptr ? PyTuple_GET_SIZE(keywords) : 0;
-  for (Py_ssize_t k = 0; k < named; ++k) {
-    PyObject* name = PyTuple_GET_ITEM(keywords, k);
-    int slot = 0;
-    while (slot < 3 && PyUnicode_CompareWithASCIIString(name, kSynchronizeParameters[slot]) != 0) ++slot;
-    if (slot == 3) {
-      PyErr_Format(PyExc_TypeError, "synchronize() got an unexpected keyword argument '%U'", name);
-      return false;
-    }
-    if (values[slot] != nullptr) {
-      PyErr_Format(PyExc_TypeError, "synchronize() got multiple values for argument '%s'",
-                   kSynchronizeParameters[slot]);
-      return false;
-    }
-    values[slot] = arguments[count + k];
-  }
-  return true;
-}
-
-// The communicator id from Python: a str (or a subclass), else UsageError naming it.
-std::string communicator_id_of(PyObject* value) {
-  if (PyUnicode_Check(value) == 0) {
-    throw popdist::UsageError("communicator_id must be a str, got " + std::string(py::repr(value)));
-  }
-  Py_ssize_t length = 0;
-  const char* utf8 = PyUnicode_AsUTF8AndSize(value, &length);
-  if (utf8 == nullptr) throw py::error_already_set();
-  return std::string(utf8, static_cast<std::size_t>(length));
-}
+using popdist::python::bind_synchronize_arguments;
+using popdist::python::communicator_id_of;
 
 // The empty arguments of the bare call, built once rather than per call.
 const std::string no_communicator_id;
@@ -228,8 +191,8 @@ void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, Py
 }
 
 // synchronize(communicator_id='', participants=(), timeout=None): the one Python binding of
-// popdist::synchronize, and what popdist.synchronize calls once init() has run (through the table
-// of synchronize_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher (argument
+// popdist::synchronize, and what popdist.synchronize (popdist._core's) calls once init() has run
+// (through the table of mpi_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher (argument
 // loading, overload resolution) adds ~15 ns per call, a fifth of mpi4py's one-rank Barrier(), the
 // benchmark's baseline. Without arguments nothing is converted at all.
 PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
@@ -245,9 +208,6 @@ PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize
   }
   Py_RETURN_NONE;
 }
-
-// The table popdist._core's synchronize finds (synchronize_backend.hpp).
-const popdist::python::SynchronizeBackend synchronize_backend{&popdist::is_initialized, &synchronize};
 
 // execute_on_instances(instances, func, args, kwargs), positional only (the Python layer's
 // wrapper packs *args and **kwargs). Plain CPython too: it is benchmarked against the same shape in
@@ -310,6 +270,9 @@ void check_python_signals() {
   PyGILState_Release(gil);
 }
 
+// The table popdist._core finds (mpi_backend.hpp).
+const popdist::python::MpiBackend mpi_backend{&popdist::is_initialized, &synchronize, &execute_on_instances};
+
 PyMethodDef hot_functions[] = {
     {"execute_on_instances", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(execute_on_instances)),
      METH_FASTCALL,
@@ -363,11 +326,11 @@ PYBIND11_MODULE(_mpi, m) {
       py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none());
   // The hot paths as plain CPython functions: synchronize and execute_on_instances.
   if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
-  // How popdist.synchronize (popdist._core's) finds the binding above (synchronize_backend.hpp).
-  PyObject* backend = PyCapsule_New(const_cast<popdist::python::SynchronizeBackend*>(&synchronize_backend),
-                                    popdist::python::kSynchronizeBackendCapsule, nullptr);
+  // How popdist._core finds the hot paths above (mpi_backend.hpp).
+  PyObject* backend = PyCapsule_New(const_cast<popdist::python::MpiBackend*>(&mpi_backend),
+                                    popdist::python::kMpiBackendCapsule, nullptr);
   if (backend == nullptr) throw py::error_already_set();
-  m.add_object(popdist::python::kSynchronizeBackendAttribute, py::reinterpret_steal<py::object>(backend));
+  m.add_object(popdist::python::kMpiBackendAttribute, py::reinterpret_steal<py::object>(backend));
   m.def("current_scope", &popdist::current_scope);
   m.def(
       "register_grouping_communicators",

@@ -149,4 +149,47 @@ std::string python_message(const std::string& message) {
   return text;
 }
 
+namespace {
+
+// The synchronize arguments by name, in order.
+constexpr const char* kSynchronizeParameters[] = {"communicator_id", "participants", "timeout"};
+
+}  // namespace
+
+bool bind_synchronize_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords,
+                                PyObject* (&values)[3]) {
+  if (count > 3) {
+    PyErr_Format(PyExc_TypeError, "synchronize() takes from 0 to 3 positional arguments but %zd were given", count);
+    return false;
+  }
+  for (Py_ssize_t i = 0; i < count; ++i) values[i] = arguments[i];
+  const Py_ssize_t named = keywords != nullptr ? PyTuple_GET_SIZE(keywords) : 0;
+  for (Py_ssize_t k = 0; k < named; ++k) {
+    PyObject* name = PyTuple_GET_ITEM(keywords, k);
+    int slot = 0;
+    while (slot < 3 && PyUnicode_CompareWithASCIIString(name, kSynchronizeParameters[slot]) != 0) ++slot;
+    if (slot == 3) {
+      PyErr_Format(PyExc_TypeError, "synchronize() got an unexpected keyword argument '%U'", name);
+      return false;
+    }
+    if (values[slot] != nullptr) {
+      PyErr_Format(PyExc_TypeError, "synchronize() got multiple values for argument '%s'",
+                   kSynchronizeParameters[slot]);
+      return false;
+    }
+    values[slot] = arguments[count + k];
+  }
+  return true;
+}
+
+std::string communicator_id_of(PyObject* value) {
+  if (PyUnicode_Check(value) == 0) {
+    throw popdist::UsageError("communicator_id must be a str, got " + shown_repr(value));
+  }
+  Py_ssize_t length = 0;
+  const char* utf8 = PyUnicode_AsUTF8AndSize(value, &length);
+  if (utf8 == nullptr) throw py::error_already_set();
+  return std::string(utf8, static_cast<std::size_t>(length));
+}
+
 }  // namespace popdist::python

@@ -42,6 +42,15 @@ struct InstanceList {
 /// `caller`. Anything else (a bool, a str) throws UsageError naming it.
 [[nodiscard]] std::optional<double> timeout_seconds(pybind11::handle timeout, const char* caller);
 
+/// Matches the positional and keyword arguments of a METH_FASTCALL | METH_KEYWORDS call to
+/// synchronize's three parameters (communicator_id, participants, timeout; nullptr: not given),
+/// raising TypeError as Python does for a function with that signature (returns false then).
+[[nodiscard]] bool bind_synchronize_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords,
+                                              PyObject* (&values)[3]);
+
+/// The communicator id from Python: a str (or a subclass), else UsageError naming it.
+[[nodiscard]] std::string communicator_id_of(PyObject* value);
+
 /// An error message with popdist's C++ function names replaced by the Python API's:
 /// "register_communicator: x" -> "registerCommunicator: x".
 [[nodiscard]] std::string python_message(const std::string& message);

@@ -76,3 +76,12 @@ MPI_ENVIRONMENT = {
     "OMPI_MCA_pml": "^cm",
     "OMPI_MCA_rmaps_base_oversubscribe": "1",
 }
+
+
+def use_topology(request, topology):
+    """Makes ``topology`` (a popdist.Topology) this process's current one, as init() would, until
+    the test ends: the current topology lives in popdist._core, not in a Python variable."""
+    from popdist import _core
+
+    previous = _core.replace_topology(topology)
+    request.addfinalizer(lambda: _core.replace_topology(previous))

@@ -14,8 +14,7 @@ import types
 import pytest
 
 import popdist
-from helpers import launcher_variables, run_json
-from popdist import _api
+from helpers import launcher_variables, run_json, use_topology
 
 # Instance 2 of 4, 2 replicas each (offset 4 of 8), 2 IPUs per replica on 16 IPUs.
 TOPOLOGY = {"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "POPDIST_NUM_LOCAL_REPLICAS": "2",
@@ -23,9 +22,9 @@ TOPOLOGY = {"OMPI_COMM_WORLD_RANK": "2", "OMPI_COMM_WORLD_SIZE": "4", "POPDIST_N
 
 
 @pytest.fixture
-def launched(monkeypatch):
+def launched(request):
     """Makes the current topology that of TOPOLOGY (as init() would), without touching os.environ."""
-    monkeypatch.setattr(_api, "_current", popdist.detect(TOPOLOGY))
+    use_topology(request, popdist.detect(TOPOLOGY))
 
 
 def fresh_import(monkeypatch, name):
@@ -184,9 +183,9 @@ def test_poptorch_options_getters(monkeypatch, launched):
         copied.Distributed.disable()
 
 
-def test_poptorch_options_unlaunched_match_poptorchs_getters_test(monkeypatch):
+def test_poptorch_options_unlaunched_match_poptorchs_getters_test(monkeypatch, request):
     # PopTorch's test_getters runs without PopRun: one process of one.
-    monkeypatch.setattr(_api, "_current", popdist.detect({}))
+    use_topology(request, popdist.detect({}))
     monkeypatch.setitem(sys.modules, "poptorch", fake_poptorch())
     opts = fresh_import(monkeypatch, "poptorch").Options(ipus_per_replica=2)
     assert (opts.Distributed.processId, opts.Distributed.numProcesses) == (0, 1)

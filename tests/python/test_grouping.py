@@ -113,11 +113,10 @@ def test_popxl_defaults(make, expected):
     assert (g.group_size, g.stride, g.groups()) == expected
 
 
-def test_replica_grouping_defaults_to_the_jobs_replicas(monkeypatch):
-    from popdist import _api
+def test_replica_grouping_defaults_to_the_jobs_replicas(request):
+    from helpers import use_topology
 
-    monkeypatch.setattr(_api, "_current", popdist.detect({"POPDIST_NUM_TOTAL_REPLICAS": "8",
-                                                          "POPDIST_NUM_LOCAL_REPLICAS": "8"}))
+    use_topology(request, popdist.detect({"POPDIST_NUM_TOTAL_REPLICAS": "8", "POPDIST_NUM_LOCAL_REPLICAS": "8"}))
     assert popdist.replica_grouping(2) == popdist.ReplicaGrouping(8, 4, 2)
     assert popdist.replica_grouping() == popdist.ReplicaGrouping(8)
 
