@@ -22,7 +22,7 @@ py::dict topology_to_dict(const Topology& topology) {
     } else if (const auto number = field_integer(topology, field)) {
       d[key] = *number;
     } else {
-      d[key] = py::none();  // host_index unknown
+      d[key] = py::none();  // an optional field without a value (the host index before init)
     }
   }
   try {
@@ -58,7 +58,7 @@ Topology topology_from_object(const py::handle& object) {
         t.*field.integer = value.cast<int>();
         break;
       case FieldKind::OptionalInteger:
-        t.host_index = value.is_none() ? std::nullopt : std::optional<int>(value.cast<int>());
+        t.*field.optional_integer = value.is_none() ? std::nullopt : std::optional<int>(value.cast<int>());
         break;
     }
   }

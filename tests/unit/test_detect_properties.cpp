@@ -125,6 +125,7 @@ void add_launcher(Vars& vars, const Job& job, int rank, const std::string& tasks
       break;
     case Launcher::Singleton:
     case Launcher::PopDist:
+    case Launcher::Mpi:  // its identity comes from MPI itself, not variables (test_detect_mpi_family.cpp)
       break;
   }
 }
