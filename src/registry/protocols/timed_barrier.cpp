@@ -241,6 +241,20 @@ class RoundCleanup {
 /// The roll call's grace, from the call's timeout.
 double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum); }
 
+/// After telling `missing` which set this instance waited in (waited_in.hpp): takes their answers,
+/// and answers the notices of members that miss this instance, for `seconds`. Not less once
+/// `missing` have all answered: when members name a cycle of sets (0 over {0, 1}, 1 over {1, 2},
+/// 2 over {0, 2}), the member that misses this one tells it at the end of its own roll call, about
+/// when this one's missing answer, and it learns this one's set only from the answer.
+void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double seconds) {
+  if (missing.empty()) return;  // every member of this set arrived (a timeout ran out late): nothing to ask
+  const auto until = Clock::now() + seconds_on_mpi_clock(seconds);
+  while (Clock::now() < until) {
+    waited.take();
+    std::this_thread::sleep_for(kRollCallPoll);
+  }
+}
+
 /// The failure path (step 4): tells every other member that this instance gives up, collects
 /// the others' notices for the roll call's grace, and throws TimeoutError naming the members
 /// never heard from. `givers`: the members whose notices came while this instance still waited.
@@ -283,13 +297,9 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
     if (heard.count(other) == 0) missing.push_back(other);
   }
   // A missing member that waits in another timed synchronize answers within its polling interval
-  // (InterruptPoll::kEvery); one in an untimed wait, or dead, never does: wait a quarter second at most.
+  // (InterruptPoll::kEvery); one in an untimed wait, or dead, never does: a quarter second at most.
   waited.tell(missing);
-  const auto answers_until = Clock::now() + seconds_on_mpi_clock(std::min(roll_call_grace(seconds), kHostAnswerGrace));
-  while (!missing.empty() && waited.heard().size() < missing.size() && Clock::now() < answers_until) {
-    waited.take();
-    std::this_thread::sleep_for(kRollCallPoll);
-  }
+  listen_for_sets(waited, missing, std::min(roll_call_grace(seconds), kHostAnswerGrace));
   throw_missing(entry, givers, missing, seconds, waited.explain(missing));
 }
 
@@ -331,11 +341,7 @@ void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::
   // here: a missing member that died would cost the whole grace).
   WaitedIn waited(entry, control);
   waited.tell(outcome.missing);
-  const auto until = Clock::now() + seconds_on_mpi_clock(std::min(roll_call_grace(seconds), kHostAnswerGrace));
-  while (waited.heard().size() < outcome.missing.size() && Clock::now() < until) {
-    waited.take();
-    std::this_thread::sleep_for(kRollCallPoll);
-  }
+  listen_for_sets(waited, outcome.missing, std::min(roll_call_grace(seconds), kHostAnswerGrace));
   const auto givers = outcome.kind == HostBarrier::TimedOutcome::OtherGaveUp ? std::vector<int>{outcome.gave_up_by}
                                                                               : std::vector<int>{};
   throw_missing(entry, givers, outcome.missing, seconds, waited.explain(outcome.missing));
