@@ -19,15 +19,14 @@
 //      the late one) or gave up on an earlier round that we completed (the race below), and the
 //      call fails at once, naming them. Looked at after our step 0 is out, so that the pass
 //      delays nobody;
-//   3. it polls one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and its own
-//      sends, sending each next step as soon as the steps before it are in, until all steps are
-//      in, a GAVE_UP comes, or the deadline;
+//   3. it polls the one receive it needs next (the ARRIVED of the lowest step not in yet),
+//      sending each next step as soon as the steps before it are in, until all steps are in,
+//      the deadline, or -- looked at only once the wait has lasted kYieldFor -- a GAVE_UP;
 //   4. on the deadline (or a GAVE_UP while steps are still missing) it fails: see "Naming the
 //      missing" below;
-//   5. once all steps are in, a GAVE_UP reported by the same MPI_Testsome fails the call too,
-//      naming the members that gave up; and when this instance may have been the late one (the
-//      late look below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a
-//      late arrival does not return as if everyone had met.
+//   5. once all steps are in, when this instance may have been the late one (the late look
+//      below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a late
+//      arrival does not return as if everyone had met.
 //
 // Naming the missing. A dissemination barrier that stalls tells a member only which of its own
 // partners is silent, not who is missing: the partner may itself be waiting for someone. So the
@@ -56,14 +55,19 @@
 // synchronize over the set (an untimed synchronize does not look, to stay a plain barrier).
 //
 // Why it is shaped for speed (the target: a timed synchronize within 1.3x MPI_Barrier): what
-// made an earlier version 4x slower was around the exchange: an MPI_Improbe for GAVE_UP in every
-// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, and heap
-// allocations per call. So the GAVE_UP receive stays posted and is polled in the same
-// MPI_Testsome as the rest; the buffers and requests live in the set's TimedRounds; and the loop
-// spins for its first microseconds (a barrier between running processes completes in that
-// time), yielding only after that so that an oversubscribed machine still runs the members we
-// wait for, and sleeping between polls once the wait is long (a late member, a long timeout) so
-// that it does not burn a core.
+// made earlier versions slower was around the exchange: an MPI_Improbe for GAVE_UP in every
+// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, heap
+// allocations per call, and then one MPI_Testsome over every request of the round per poll
+// (SMPI charges each unsuccessful MPI_Test inside it: at 128 simulated instances 7 us of a poll
+// of 15 requests, 13 us per step on the critical path). So a poll tests the one receive that the
+// next send waits for; the GAVE_UP receive stays posted (no probing) and is tested only in long
+// waits, where a member can have given up; our sends are tested once at the end of the round
+// (small sends complete at once); the buffers and requests live in the set's TimedRounds; and
+// the loop spins for its first microseconds (a barrier between running processes completes in
+// that time), yielding only after that so that an oversubscribed machine still runs the
+// members we wait for, and sleeping between polls once the wait is long (a late member, a long
+// timeout) so that it does not burn a core. Measured in the simulation: a step costs one
+// message latency and at most one MPI_Test more (tests/bench/README.md, "Simulated clusters").
 //
 // Nothing here is a collective, so the job can still finalize after a timeout: unmatched
 // messages are left in MPI's queues, send requests are released at finalize, and finalize
@@ -102,7 +106,7 @@ namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
-/// Polling back-off (see the top of this file): spin on MPI_Testsome for this long, then yield
+/// Polling back-off (see the top of this file): spin on MPI_Test for this long, then yield
 /// between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
 constexpr auto kSpinFor = std::chrono::microseconds(50);
 constexpr auto kYieldFor = std::chrono::milliseconds(10);
@@ -216,6 +220,12 @@ class RoundCleanup {
       }
       auto& send = rounds_.requests[rounds_.send_index(step)];
       if (send != MPI_REQUEST_NULL) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          MPI_Test(&send, &flag, MPI_STATUS_IGNORE);  // a small send has completed: nothing to keep
+        }
+        if (flag != 0) continue;
         pending_sends().adopt(send, rounds_.outgoing);
         send = MPI_REQUEST_NULL;
       }
@@ -425,40 +435,41 @@ void timed_barrier(Entry& entry, double seconds) {
     throw_others_gave_up(entry, givers, seconds, me);
   }
 
-  // 3. Poll: one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and our sends.
-  const auto total = static_cast<int>(rounds.requests.size());
+  // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet
+  //    (later steps may be in already; testing a completed receive costs nothing and does not
+  //    wait). The GAVE_UP receive is looked at only once the wait is long (see the top: "Why it
+  //    is shaped for speed"), our sends at the end of the round (RoundCleanup).
   std::vector<int> early_givers;  // members that gave up on this round while we still waited
   InterruptPoll interrupts;
   std::optional<WaitedIn> waited;  // made once this wait sleeps: answers notices (waited_in.hpp)
   auto last_answer = start;
+  std::size_t lowest = 0;  // every step below it is in
   while (remaining > 0) {
-    int completed = 0;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Testsome(total, rounds.requests.data(), &completed, rounds.done.data(), rounds.statuses.data()),
-                "MPI_Testsome");
-    }
-    // (completed is never MPI_UNDEFINED here: the receives still outstanding are active.)
-    for (int k = 0; k < completed; ++k) {
-      const auto index = static_cast<std::size_t>(rounds.done[static_cast<std::size_t>(k)]);
-      if (index < steps) {
-        accept(index);
-      } else if (index == rounds.gave_up_index()) {
-        early_givers = take_gave_up(entry, rounds, rounds.statuses[static_cast<std::size_t>(k)], control);
-        // A notice for an earlier round (which we completed: the race described at the top)
-        // fails the call like one found at step 2.
-        if (!early_givers.empty() && rounds.gave_up_notice.sequence < mine.sequence) {
-          throw_others_gave_up(entry, early_givers, seconds, me);
+    while (lowest < steps) {
+      if (rounds.received[lowest] == 0) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          check_mpi(MPI_Test(&rounds.requests[lowest], &flag, MPI_STATUS_IGNORE), "MPI_Test");
         }
-      }  // else one of our sends completed: nothing to do
+        if (flag == 0) break;
+        accept(lowest);  // another set's message: posted again, and tested again at once
+        if (rounds.received[lowest] == 0) continue;
+      }
+      ++lowest;
     }
     send_ready_steps();
     if (remaining == 0) break;
-    if (!early_givers.empty()) break;
     const auto now = Clock::now();
     if (now >= deadline) break;
-    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
     if (now - start >= kYieldFor) {
+      // A notice for an earlier round (which we completed: the race described at the top) fails
+      // the call like one found at step 2; one for this round ends the wait (step 4).
+      early_givers = test_gave_up(entry, rounds, control);
+      if (!early_givers.empty() && rounds.gave_up_notice.sequence < mine.sequence) {
+        throw_others_gave_up(entry, early_givers, seconds, me);
+      }
+      if (!early_givers.empty()) break;
       interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
       if (now - last_answer >= InterruptPoll::kEvery) {
         // A member that gave up on another set asks which set this instance waits in.
@@ -467,6 +478,7 @@ void timed_barrier(Entry& entry, double seconds) {
         waited->take();
       }
     }
+    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
   }
 
   // 4. Timed out, or another member gave up while steps were still missing here.

@@ -1,6 +1,6 @@
 #pragma once
 // What a set keeps between timed synchronize rounds (timed_barrier.cpp), so that a round makes
-// no heap allocation and its poll loop is a single MPI_Testsome: the dissemination partners of
+// no heap allocation and its poll tests one request: the dissemination partners of
 // each step, the receive buffers, one array of requests, and the GAVE_UP receive that stays
 // posted for the set's lifetime instead of being probed for (MPI_Improbe) before, during and
 // after every round.
@@ -44,8 +44,6 @@ struct TimedRounds {
       : steps(dissemination_steps(members.size())),
         incoming(steps),
         requests(2 * steps + 1, MPI_REQUEST_NULL),
-        statuses(requests.size()),
-        done(requests.size()),
         received(steps, 0),
         outgoing(std::make_shared<std::vector<Round>>(steps)) {
     const auto count = members.size();
@@ -72,8 +70,6 @@ struct TimedRounds {
   std::vector<Round> incoming;      ///< ARRIVED payloads, by step
   Round gave_up_notice;             ///< the GAVE_UP payload (MPI_ANY_SOURCE)
   std::vector<MPI_Request> requests;
-  std::vector<MPI_Status> statuses;  ///< for MPI_Testsome: the GAVE_UP receive needs its source
-  std::vector<int> done;             ///< MPI_Testsome's indices
   std::vector<char> received;        ///< by step, this round (char, not the bit-packed vector<bool>)
   /// This round's ARRIVED payloads, by step. Shared: a send still in flight at the end of its
   /// round is handed to PendingSends with a reference to them, and the next round then writes new
