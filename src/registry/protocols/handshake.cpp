@@ -71,6 +71,7 @@
 
 #include "mpi/clock.hpp"
 #include "mpi/interrupts.hpp"
+#include "mpi/late_look.hpp"
 #include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
@@ -417,7 +418,8 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   // pass, so look with several passes (a few microseconds), not once.
   if (deadline.bounded()) {
     const auto until = MpiClock::now() + std::chrono::milliseconds(1);
-    for (int pass = 0; pass < 16 && (pass < 4 || MpiClock::now() < until); ++pass) {
+    const int passes = late_look_passes(16);
+    for (int pass = 0; pass < passes && (pass < 4 || MpiClock::now() < until); ++pass) {
       while (take_one()) {
       }
     }

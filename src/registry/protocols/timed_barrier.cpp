@@ -89,6 +89,7 @@
 
 #include "mpi/clock.hpp"
 #include "mpi/interrupts.hpp"
+#include "mpi/late_look.hpp"
 #include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
@@ -115,7 +116,7 @@ constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);
 /// when this instance may be the late one: a notice sent before we arrived is in this process's
 /// queues already and needs passes, not time (measured: one that step 2's pass missed was always
 /// found by the next pass). Few, since every first timed round over a set pays for them.
-constexpr int kLateNoticePasses = 8;
+constexpr int kLateNoticePasses = late_look_passes(8);  // 1 under SMPI (mpi/late_look.hpp)
 constexpr auto kLateNoticeGrace = std::chrono::milliseconds(1);
 /// The roll call's grace, as a share of the call's timeout and within bounds (see the top).
 constexpr double kRollCallShare = 0.5;
