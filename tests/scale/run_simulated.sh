@@ -53,7 +53,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpi_settings=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6
                --cfg=smpi/grow-injected-times:no
-               --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb --cfg=smpi/barrier:mpich
+               --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb --cfg=smpi/barrier:ompi_recursivedoubling
                --cfg=contexts/stack-size:256 --log=root.thres:critical)
 
 # run <label> <platform> <hostfile> <ranks> [probe arguments...]

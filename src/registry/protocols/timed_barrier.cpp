@@ -1,12 +1,12 @@
-// The timed barrier protocol. Each round (each has a per-set sequence number) is a dissemination
-// barrier over the positions of the sorted members: ceil(log2 k) steps; at step s a member sends
-// ARRIVED(hash, seq) to the member 2^s positions after it and waits for the one from the member
-// 2^s positions before it, and sends step s+1 only once steps 0..s are in. After the last step
-// every member has heard, directly or through others, of every member's arrival: O(log k)
-// messages per member and O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent
-// k - 1 messages from every member. (The partners of the steps are distinct, as 2^s < k; MPI's
-// non-overtaking order per source and tag keeps consecutive rounds apart; the payload's hash and
-// sequence are checked.)
+// The timed barrier protocol. Each round (each has a per-set sequence number) is a
+// recursive-doubling barrier over the positions of the sorted members (timed_rounds.hpp): at
+// step s a member sends ARRIVED(hash, seq) to the member at its position XOR 2^s and waits for
+// that member's, and sends step s+1 only once steps 0..s are in; a member beyond the largest
+// power of two folds into one below it. After the last step every member has heard, directly or
+// through others, of every member's arrival: at most ceil(log2 k) messages per member and
+// O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent k - 1 messages from
+// every member. (The partners of the steps are distinct; MPI's non-overtaking order per source
+// and tag keeps consecutive rounds apart; the payload's hash and sequence are checked.)
 //
 // Each member also keeps a GAVE_UP(set hash, seq) receive from any member posted for the set
 // (from its first timed round on, and again after a notice that turns out to be another set's).
@@ -28,7 +28,7 @@
 //      below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a late
 //      arrival does not return as if everyone had met.
 //
-// Naming the missing. A dissemination barrier that stalls tells a member only which of its own
+// Naming the missing. A barrier of point-to-point steps that stalls tells a member only which of its own
 // partners is silent, not who is missing: the partner may itself be waiting for someone. So the
 // failure path widens to a roll call, O(k) messages per member, paid only when something is
 // wrong: a member whose deadline passes, or that receives a GAVE_UP while it still waits, sends
@@ -380,8 +380,9 @@ void timed_barrier(Entry& entry, double seconds) {
   rounds.previous_start = start;
   rounds.has_previous_round = true;
   const auto steps = rounds.steps;
-  std::fill(rounds.received.begin(), rounds.received.end(), 0);
-  std::size_t remaining = steps;
+  // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
+  for (std::size_t step = 0; step < steps; ++step) rounds.received[step] = rounds.receive_from[step] == kNoPartner;
+  std::size_t remaining = rounds.receives;
   std::size_t next_send = 0;               // the next step to send
   double shortest_timeout = seconds;       // of the members heard of, directly or not
   const RoundCleanup cleanup(rounds);
@@ -395,6 +396,10 @@ void timed_barrier(Entry& entry, double seconds) {
   // Sends every step whose predecessors are all in (step 0 at once).
   const auto send_ready_steps = [&] {
     while (next_send < steps && (next_send == 0 || rounds.received[next_send - 1] != 0)) {
+      if (rounds.send_to[next_send] == kNoPartner) {  // a step that only receives
+        ++next_send;
+        continue;
+      }
       outgoing[next_send] = Round{mine.hash, mine.sequence, shortest_timeout};
       MpiLock lock;
       check_mpi(MPI_Isend(&outgoing[next_send], sizeof(Round), MPI_BYTE, rounds.send_to[next_send], entry.arrived_tag,
@@ -425,7 +430,9 @@ void timed_barrier(Entry& entry, double seconds) {
   };
 
   // 1. Listen to every step, then send step 0.
-  for (std::size_t step = 0; step < steps; ++step) post_receive(step);
+  for (std::size_t step = 0; step < steps; ++step) {
+    if (rounds.receive_from[step] != kNoPartner) post_receive(step);
+  }
   send_ready_steps();
 
   // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
