@@ -11,7 +11,7 @@
 //     the escalation (its presence to the partners) can see it, and it must be an error on every instance of both sets, not a
 //     hang;
 //  5. (9 ranks or more) {0..7} registered under id 'left' by instance 0, 'right' by instance 3
-//     and no id by the others: 0 and 3 are not dissemination partners in a set of 8, so the ids
+//     and no id by the others: 0 and 3 are not recursive-doubling partners in a set of 8 (0 XOR 3 is not a power of two), so the ids
 //     meet only through the members without one, which pass the first id they learn on.
 #include <chrono>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // What a set keeps between timed synchronize rounds (timed_barrier.cpp), so that a round makes
-// no heap allocation and its poll tests one request: the dissemination partners of
+// no heap allocation and its poll tests one request: the recursive-doubling partners of
 // each step, the receive buffers, one array of requests, and the GAVE_UP receive that stays
 // posted for the set's lifetime instead of being probed for (MPI_Improbe) before, during and
 // after every round.
