@@ -295,9 +295,12 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
   }
   // A missing member that waits in another timed synchronize answers within its polling interval
   // (InterruptPoll::kEvery); one in an untimed wait, or dead, never does: wait a quarter second at most.
+  // This instance keeps answering for all of that quarter second, even once its own missing have
+  // answered: members waiting in sets that contain it (a cycle of overlapping sets: 0 over {0, 1},
+  // 1 over {1, 2}, 2 over {0, 2}) end their roll calls at about the same time and ask it then.
   waited.tell(missing);
   const auto answers_until = Clock::now() + seconds_on_mpi_clock(std::min(roll_call_grace(seconds), kHostAnswerGrace));
-  while (!missing.empty() && waited.heard().size() < missing.size() && Clock::now() < answers_until) {
+  while (!missing.empty() && Clock::now() < answers_until) {
     waited.take();
     std::this_thread::sleep_for(kRollCallPoll);
   }
