@@ -19,7 +19,7 @@ class HostBarrier;
 
 /// How an untimed synchronize over a set waits, chosen when the set is made (Registry::make_entry)
 /// and never changed; a call with a timeout always takes the set's timed form (timed_barrier:
-/// the host barrier's timed wait when the set has one on a single host, else the dissemination
+/// the host barrier's timed wait when the set has one on a single host, else the recursive-doubling
 /// protocol).
 enum class BarrierStrategy : std::uint8_t {
   Host,          ///< the root scope: the host barrier (shared memory inside a host, leaders across)

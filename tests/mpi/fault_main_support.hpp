@@ -58,7 +58,7 @@ inline std::string registration_error(const popdist::InstanceSet& set, const std
   return "";
 }
 
-/// ceil(log2(count)): the steps of a dissemination exchange over `count` members (the tests'
+/// ceil(log2(count)): the most steps of a recursive-doubling exchange over `count` members (the tests'
 /// own count, not the library's).
 inline std::uint64_t ceil_log2(std::size_t count) {
   std::uint64_t steps = 0;

@@ -4,7 +4,8 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
 
 - the busiest member's point-to-point sends in registration, the timed synchronize and
   execute_on_instances stay within a bound of ceil(log2 N) (registration: the handshake's
-  ceil(log2 N) Hellos plus at most 2 ceil(log2 N) presences to partners; the timed barrier:
+  ceil(log2 N) Hellos plus at most ceil(log2 N) presences to its partners, which recursive
+  doubling makes the same members it sends to and waits for; the timed barrier:
   ceil(log2 N); execute_on_instances: its agreement, O(log N)); the failed timed synchronize's
   roll call within k - 1 + ceil(log2 k) + 1 over its k members (it is all-to-all, the one step
   that is; the + 1 asks the one missing member which set it waited in);
@@ -51,7 +52,7 @@ def main():
     steps = {row["step"]: row for row in rows}
     log = math.ceil(math.log2(n))
     bounds = {
-        "register_all": 3 * log,
+        "register_all": 2 * log,
         "synchronize_timed": log,
         "execute_on_instances": 4 * log,
         # The failure path's roll call is all-to-all (a GAVE_UP to every other member): the one

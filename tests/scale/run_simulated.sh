@@ -19,8 +19,10 @@
 # row, which made a timed synchronize at 128 ranks 55x MPI_Barrier instead of 6x); globals privatized
 # per rank (dlopen, smpirun's default); 256 KiB stacks per simulated rank; MPI_Allgather and
 # MPI_Allgatherv by recursive doubling (smpi/allgather:rdb, smpi/allgatherv:mpich_rdb: SMPI's
-# default for both is all-to-all, which takes minutes of real time at 256 ranks); the other
-# collectives with SMPI's defaults (binomial trees).
+# default for both is all-to-all, which takes minutes of real time at 256 ranks); MPI_Barrier by
+# recursive doubling (smpi/barrier:ompi_recursivedoubling: SMPI's default is linear, rank 0 hearing
+# from all and answering all, two latencies at any N since SMPI charges nothing per message, a
+# baseline no real library has at scale); the other collectives with SMPI's defaults.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -53,7 +55,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 smpi_settings=(--cfg=smpi/simulate-computation:no --cfg=smpi/test:1e-6 --cfg=smpi/iprobe:1e-6
                --cfg=smpi/grow-injected-times:no
-               --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb
+               --cfg=smpi/allgather:rdb --cfg=smpi/allgatherv:mpich_rdb --cfg=smpi/barrier:ompi_recursivedoubling
                --cfg=contexts/stack-size:256 --log=root.thres:critical)
 
 # run <label> <platform> <hostfile> <ranks> [probe arguments...]

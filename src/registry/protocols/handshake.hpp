@@ -35,7 +35,7 @@ class Handshake {
   void reset() noexcept;
 
   /// Returns once every member of `members` (sorted, containing `me`) is known to be creating
-  /// the same set under the same id: a dissemination exchange of Hellos, O(log k) messages per
+  /// the same set under the same id: a recursive-doubling exchange of Hellos, O(log k) messages per
   /// member (handshake.cpp says why and how). Throws UsageError when another member is creating
   /// a different set that contains this instance, or registers the same set under a different
   /// id; before throwing it tells every instance of both sets, so none of them waits for a

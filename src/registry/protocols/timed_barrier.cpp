@@ -1,12 +1,12 @@
-// The timed barrier protocol. Each round (each has a per-set sequence number) is a dissemination
-// barrier over the positions of the sorted members: ceil(log2 k) steps; at step s a member sends
-// ARRIVED(hash, seq) to the member 2^s positions after it and waits for the one from the member
-// 2^s positions before it, and sends step s+1 only once steps 0..s are in. After the last step
-// every member has heard, directly or through others, of every member's arrival: O(log k)
-// messages per member and O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent
-// k - 1 messages from every member. (The partners of the steps are distinct, as 2^s < k; MPI's
-// non-overtaking order per source and tag keeps consecutive rounds apart; the payload's hash and
-// sequence are checked.)
+// The timed barrier protocol. Each round (each has a per-set sequence number) is a
+// recursive-doubling barrier over the positions of the sorted members (timed_rounds.hpp): at
+// step s a member sends ARRIVED(hash, seq) to the member at its position XOR 2^s and waits for
+// that member's, and sends step s+1 only once steps 0..s are in; a member beyond the largest
+// power of two folds into one below it. After the last step every member has heard, directly or
+// through others, of every member's arrival: at most ceil(log2 k) messages per member and
+// O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent k - 1 messages from
+// every member. (The partners of the steps are distinct; MPI's non-overtaking order per source
+// and tag keeps consecutive rounds apart; the payload's hash and sequence are checked.)
 //
 // Each member also keeps a GAVE_UP(set hash, seq) receive from any member posted for the set
 // (from its first timed round on, and again after a notice that turns out to be another set's).
@@ -19,17 +19,16 @@
 //      the late one) or gave up on an earlier round that we completed (the race below), and the
 //      call fails at once, naming them. Looked at after our step 0 is out, so that the pass
 //      delays nobody;
-//   3. it polls one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and its own
-//      sends, sending each next step as soon as the steps before it are in, until all steps are
-//      in, a GAVE_UP comes, or the deadline;
+//   3. it polls the one receive it needs next (the ARRIVED of the lowest step not in yet),
+//      sending each next step as soon as the steps before it are in, until all steps are in,
+//      the deadline, or -- looked at only once the wait has lasted kYieldFor -- a GAVE_UP;
 //   4. on the deadline (or a GAVE_UP while steps are still missing) it fails: see "Naming the
 //      missing" below;
-//   5. once all steps are in, a GAVE_UP reported by the same MPI_Testsome fails the call too,
-//      naming the members that gave up; and when this instance may have been the late one (the
-//      late look below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a
-//      late arrival does not return as if everyone had met.
+//   5. once all steps are in, when this instance may have been the late one (the late look
+//      below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a late
+//      arrival does not return as if everyone had met.
 //
-// Naming the missing. A dissemination barrier that stalls tells a member only which of its own
+// Naming the missing. A barrier of point-to-point steps that stalls tells a member only which of its own
 // partners is silent, not who is missing: the partner may itself be waiting for someone. So the
 // failure path widens to a roll call, O(k) messages per member, paid only when something is
 // wrong: a member whose deadline passes, or that receives a GAVE_UP while it still waits, sends
@@ -56,14 +55,19 @@
 // synchronize over the set (an untimed synchronize does not look, to stay a plain barrier).
 //
 // Why it is shaped for speed (the target: a timed synchronize within 1.3x MPI_Barrier): what
-// made an earlier version 4x slower was around the exchange: an MPI_Improbe for GAVE_UP in every
-// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, and heap
-// allocations per call. So the GAVE_UP receive stays posted and is polled in the same
-// MPI_Testsome as the rest; the buffers and requests live in the set's TimedRounds; and the loop
-// spins for its first microseconds (a barrier between running processes completes in that
-// time), yielding only after that so that an oversubscribed machine still runs the members we
-// wait for, and sleeping between polls once the wait is long (a late member, a long timeout) so
-// that it does not burn a core.
+// made earlier versions slower was around the exchange: an MPI_Improbe for GAVE_UP in every
+// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, heap
+// allocations per call, and then one MPI_Testsome over every request of the round per poll
+// (SMPI charges each unsuccessful MPI_Test inside it: at 128 simulated instances 7 us of a poll
+// of 15 requests, 13 us per step on the critical path). So a poll tests the one receive that the
+// next send waits for; the GAVE_UP receive stays posted (no probing) and is tested only in long
+// waits, where a member can have given up; our sends are tested once at the end of the round
+// (small sends complete at once); the buffers and requests live in the set's TimedRounds; and
+// the loop spins for its first microseconds (a barrier between running processes completes in
+// that time), yielding only after that so that an oversubscribed machine still runs the
+// members we wait for, and sleeping between polls once the wait is long (a late member, a long
+// timeout) so that it does not burn a core. Measured in the simulation: a step costs one
+// message latency and at most one MPI_Test more (tests/bench/README.md, "Simulated clusters").
 //
 // Nothing here is a collective, so the job can still finalize after a timeout: unmatched
 // messages are left in MPI's queues, send requests are released at finalize, and finalize
@@ -85,6 +89,7 @@
 
 #include "mpi/clock.hpp"
 #include "mpi/interrupts.hpp"
+#include "mpi/late_look.hpp"
 #include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
@@ -102,7 +107,7 @@ namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
-/// Polling back-off (see the top of this file): spin on MPI_Testsome for this long, then yield
+/// Polling back-off (see the top of this file): spin on MPI_Test for this long, then yield
 /// between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
 constexpr auto kSpinFor = std::chrono::microseconds(50);
 constexpr auto kYieldFor = std::chrono::milliseconds(10);
@@ -111,7 +116,7 @@ constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);
 /// when this instance may be the late one: a notice sent before we arrived is in this process's
 /// queues already and needs passes, not time (measured: one that step 2's pass missed was always
 /// found by the next pass). Few, since every first timed round over a set pays for them.
-constexpr int kLateNoticePasses = 8;
+constexpr int kLateNoticePasses = late_look_passes(8);  // 1 under SMPI (mpi/late_look.hpp)
 constexpr auto kLateNoticeGrace = std::chrono::milliseconds(1);
 /// The roll call's grace, as a share of the call's timeout and within bounds (see the top).
 constexpr double kRollCallShare = 0.5;
@@ -216,6 +221,12 @@ class RoundCleanup {
       }
       auto& send = rounds_.requests[rounds_.send_index(step)];
       if (send != MPI_REQUEST_NULL) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          MPI_Test(&send, &flag, MPI_STATUS_IGNORE);  // a small send has completed: nothing to keep
+        }
+        if (flag != 0) continue;
         pending_sends().adopt(send, rounds_.outgoing);
         send = MPI_REQUEST_NULL;
       }
@@ -375,8 +386,9 @@ void timed_barrier(Entry& entry, double seconds) {
   rounds.previous_start = start;
   rounds.has_previous_round = true;
   const auto steps = rounds.steps;
-  std::fill(rounds.received.begin(), rounds.received.end(), 0);
-  std::size_t remaining = steps;
+  // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
+  for (std::size_t step = 0; step < steps; ++step) rounds.received[step] = rounds.receive_from[step] == kNoPartner;
+  std::size_t remaining = rounds.receives;
   std::size_t next_send = 0;               // the next step to send
   double shortest_timeout = seconds;       // of the members heard of, directly or not
   const RoundCleanup cleanup(rounds);
@@ -390,6 +402,10 @@ void timed_barrier(Entry& entry, double seconds) {
   // Sends every step whose predecessors are all in (step 0 at once).
   const auto send_ready_steps = [&] {
     while (next_send < steps && (next_send == 0 || rounds.received[next_send - 1] != 0)) {
+      if (rounds.send_to[next_send] == kNoPartner) {  // a step that only receives
+        ++next_send;
+        continue;
+      }
       outgoing[next_send] = Round{mine.hash, mine.sequence, shortest_timeout};
       MpiLock lock;
       check_mpi(MPI_Isend(&outgoing[next_send], sizeof(Round), MPI_BYTE, rounds.send_to[next_send], entry.arrived_tag,
@@ -420,7 +436,9 @@ void timed_barrier(Entry& entry, double seconds) {
   };
 
   // 1. Listen to every step, then send step 0.
-  for (std::size_t step = 0; step < steps; ++step) post_receive(step);
+  for (std::size_t step = 0; step < steps; ++step) {
+    if (rounds.receive_from[step] != kNoPartner) post_receive(step);
+  }
   send_ready_steps();
 
   // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
@@ -431,40 +449,41 @@ void timed_barrier(Entry& entry, double seconds) {
     throw_others_gave_up(entry, givers, seconds, me);
   }
 
-  // 3. Poll: one MPI_Testsome over the ARRIVED receives, the GAVE_UP receive and our sends.
-  const auto total = static_cast<int>(rounds.requests.size());
+  // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet
+  //    (later steps may be in already; testing a completed receive costs nothing and does not
+  //    wait). The GAVE_UP receive is looked at only once the wait is long (see the top: "Why it
+  //    is shaped for speed"), our sends at the end of the round (RoundCleanup).
   std::vector<int> early_givers;  // members that gave up on this round while we still waited
   InterruptPoll interrupts;
   std::optional<WaitedIn> waited;  // made once this wait sleeps: answers notices (waited_in.hpp)
   auto last_answer = start;
+  std::size_t lowest = 0;  // every step below it is in
   while (remaining > 0) {
-    int completed = 0;
-    {
-      MpiLock lock;
-      check_mpi(MPI_Testsome(total, rounds.requests.data(), &completed, rounds.done.data(), rounds.statuses.data()),
-                "MPI_Testsome");
-    }
-    // (completed is never MPI_UNDEFINED here: the receives still outstanding are active.)
-    for (int k = 0; k < completed; ++k) {
-      const auto index = static_cast<std::size_t>(rounds.done[static_cast<std::size_t>(k)]);
-      if (index < steps) {
-        accept(index);
-      } else if (index == rounds.gave_up_index()) {
-        early_givers = take_gave_up(entry, rounds, rounds.statuses[static_cast<std::size_t>(k)], control);
-        // A notice for an earlier round (which we completed: the race described at the top)
-        // fails the call like one found at step 2.
-        if (!early_givers.empty() && rounds.gave_up_notice.sequence < mine.sequence) {
-          throw_others_gave_up(entry, early_givers, seconds, me);
+    while (lowest < steps) {
+      if (rounds.received[lowest] == 0) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          check_mpi(MPI_Test(&rounds.requests[lowest], &flag, MPI_STATUS_IGNORE), "MPI_Test");
         }
-      }  // else one of our sends completed: nothing to do
+        if (flag == 0) break;
+        accept(lowest);  // another set's message: posted again, and tested again at once
+        if (rounds.received[lowest] == 0) continue;
+      }
+      ++lowest;
     }
     send_ready_steps();
     if (remaining == 0) break;
-    if (!early_givers.empty()) break;
     const auto now = Clock::now();
     if (now >= deadline) break;
-    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
     if (now - start >= kYieldFor) {
+      // A notice for an earlier round (which we completed: the race described at the top) fails
+      // the call like one found at step 2; one for this round ends the wait (step 4).
+      early_givers = test_gave_up(entry, rounds, control);
+      if (!early_givers.empty() && rounds.gave_up_notice.sequence < mine.sequence) {
+        throw_others_gave_up(entry, early_givers, seconds, me);
+      }
+      if (!early_givers.empty()) break;
       interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
       if (now - last_answer >= InterruptPoll::kEvery) {
         // A member that gave up on another set asks which set this instance waits in.
@@ -473,6 +492,7 @@ void timed_barrier(Entry& entry, double seconds) {
         waited->take();
       }
     }
+    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
   }
 
   // 4. Timed out, or another member gave up while steps were still missing here.

@@ -1,6 +1,6 @@
 #pragma once
 // What a set keeps between timed synchronize rounds (timed_barrier.cpp), so that a round makes
-// no heap allocation and its poll loop is a single MPI_Testsome: the dissemination partners of
+// no heap allocation and its poll tests one request: the recursive-doubling partners of
 // each step, the receive buffers, one array of requests, and the GAVE_UP receive that stays
 // posted for the set's lifetime instead of being probed for (MPI_Improbe) before, during and
 // after every round.
@@ -29,10 +29,38 @@ struct Round {
   double timeout = 0;  ///< seconds
 };
 
-/// The number of steps of a dissemination barrier over `count` members: ceil(log2(count)).
-[[nodiscard]] constexpr std::size_t dissemination_steps(std::size_t count) noexcept {
-  std::size_t steps = 0;
-  for (std::size_t reach = 1; reach < count; reach *= 2) ++steps;
+/// A step's partner when the step only sends or only receives (recursive doubling's fold).
+constexpr int kNoPartner = -1;
+
+/// The steps of a recursive-doubling barrier over the positions of `count` sorted members, for
+/// the member at `position`, as (send to, receive from) positions (kNoPartner: none). With p2 the
+/// largest power of two <= count: at step s of the log2(p2) exchange steps, positions below p2
+/// exchange with position XOR 2^s; a position p2 + i above them folds into position i (sends to
+/// it first, is released by it last), and position i waits for it before its first exchange and
+/// releases it after its last: at most ceil(log2 count) sends per member, ceil(log2 count) + 1
+/// latencies on the critical path when count is not a power of two, log2 count when it is.
+/// (Why not dissemination, position + 2^s: it crosses switches of a tree network at every step
+/// for the positions near a block's end; XOR partners stay inside the smallest subtree holding
+/// both: 40 against 56 us at 128 simulated instances on the fat tree, tests/bench/README.md.)
+struct Step {
+  std::size_t send_to = 0;
+  std::size_t receive_from = 0;
+  bool sends = true;
+  bool receives = true;
+};
+[[nodiscard]] inline std::vector<Step> recursive_doubling_steps(std::size_t count, std::size_t position) {
+  std::vector<Step> steps;
+  if (count < 2) return steps;
+  std::size_t p2 = 1;
+  while (p2 * 2 <= count) p2 *= 2;
+  if (position >= p2) {
+    steps.push_back({position - p2, position - p2, true, true});  // arrive at the partner; its release
+    return steps;
+  }
+  const bool has_extra = position + p2 < count;
+  if (has_extra) steps.push_back({0, position + p2, false, true});  // the extra member's arrival
+  for (std::size_t bit = 1; bit < p2; bit *= 2) steps.push_back({position ^ bit, position ^ bit, true, true});
+  if (has_extra) steps.push_back({position + p2, 0, true, false});  // its release
   return steps;
 }
 
@@ -41,19 +69,20 @@ struct Round {
 struct TimedRounds {
   /// `members` sorted, `me` among them.
   TimedRounds(const std::vector<int>& members, int me)
-      : steps(dissemination_steps(members.size())),
+      : TimedRounds(members, me,
+                    recursive_doubling_steps(members.size(), static_cast<std::size_t>(
+                                                                 std::lower_bound(members.begin(), members.end(), me) -
+                                                                 members.begin()))) {}
+  TimedRounds(const std::vector<int>& members, int me, const std::vector<Step>& schedule)
+      : steps(schedule.size()),
         incoming(steps),
         requests(2 * steps + 1, MPI_REQUEST_NULL),
-        statuses(requests.size()),
-        done(requests.size()),
         received(steps, 0),
         outgoing(std::make_shared<std::vector<Round>>(steps)) {
-    const auto count = members.size();
-    const auto position =
-        static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), me) - members.begin());
-    for (std::size_t step = 0, reach = 1; step < steps; ++step, reach *= 2) {
-      send_to.push_back(members[(position + reach) % count]);
-      receive_from.push_back(members[(position + count - reach) % count]);  // reach < count
+    for (const auto& step : schedule) {
+      send_to.push_back(step.sends ? members[step.send_to] : kNoPartner);
+      receive_from.push_back(step.receives ? members[step.receive_from] : kNoPartner);
+      if (step.receives) ++receives;
     }
     for (const auto member : members) {
       if (member != me) others.push_back(member);
@@ -65,15 +94,14 @@ struct TimedRounds {
   [[nodiscard]] std::size_t send_index(std::size_t step) const noexcept { return steps + 1 + step; }
   MPI_Request& gave_up_request() noexcept { return requests[gave_up_index()]; }
 
-  std::size_t steps;                ///< ceil(log2(members))
-  std::vector<int> send_to;         ///< by step: the member `2^step` positions after this one
-  std::vector<int> receive_from;    ///< by step: the member `2^step` positions before this one
+  std::size_t steps;                ///< this member's steps (recursive_doubling_steps)
+  std::size_t receives = 0;         ///< how many of them receive
+  std::vector<int> send_to;         ///< by step: the instance it sends to, or kNoPartner
+  std::vector<int> receive_from;    ///< by step: the instance it receives from, or kNoPartner
   std::vector<int> others;          ///< the members but this instance, sorted (GAVE_UP goes to all)
   std::vector<Round> incoming;      ///< ARRIVED payloads, by step
   Round gave_up_notice;             ///< the GAVE_UP payload (MPI_ANY_SOURCE)
   std::vector<MPI_Request> requests;
-  std::vector<MPI_Status> statuses;  ///< for MPI_Testsome: the GAVE_UP receive needs its source
-  std::vector<int> done;             ///< MPI_Testsome's indices
   std::vector<char> received;        ///< by step, this round (char, not the bit-packed vector<bool>)
   /// This round's ARRIVED payloads, by step. Shared: a send still in flight at the end of its
   /// round is handed to PendingSends with a reference to them, and the next round then writes new
