@@ -14,7 +14,7 @@ namespace {
 // destroyed after the interpreter would touch a dead one).
 struct Lifecycle {
   bool owns_mpi = false;          ///< init() started MPI: the runtime's on_exit handler finalizes it
-  bool exit_registered = false;   ///< the one atexit callback (at_exit_callback) is registered
+  PyObject* exit_callback = nullptr;  ///< the one atexit callback (at_exit_callback), once registered
   bool hook_installed = false;    ///< sys.excepthook arms the abort
   bool abort_armed = false;
   bool abort_forced = false;      ///< abort although init() did not complete (MPI up, exchange not)
@@ -101,10 +101,20 @@ void at_exit_callback() {
   }
 }
 
-void register_exit() {
-  if (g_lifecycle.exit_registered) return;
-  py::module_::import("atexit").attr("register")(py::cpp_function(&at_exit_callback, py::name("popdist_at_exit")));
-  g_lifecycle.exit_registered = true;
+// Registers the one atexit callback; `latest`: move it to the newest place (atexit runs newest
+// first), so that a teardown added now runs before the exit handlers registered until now, as if
+// it had registered its own. popdist.torch's release ran there when it did register its own; run
+// later (from init()'s place), an unmodified Accelerate script under `popdist run` was seen to end
+// in std::terminate at exit (gloo threads left to the interpreter's teardown), once in a full run.
+void register_exit(bool latest) {
+  py::module_ atexit = py::module_::import("atexit");
+  if (g_lifecycle.exit_callback != nullptr) {
+    if (!latest) return;
+    atexit.attr("unregister")(py::handle(g_lifecycle.exit_callback));
+  } else {
+    g_lifecycle.exit_callback = py::cpp_function(&at_exit_callback, py::name("popdist_at_exit")).release().ptr();
+  }
+  atexit.attr("register")(py::handle(g_lifecycle.exit_callback));
 }
 
 void init() {
@@ -126,14 +136,14 @@ void init() {
     g_lifecycle.owns_mpi = true;
     install_abort_hook();
   }
-  register_exit();
+  register_exit(false);
 }
 
 void at_exit(const py::object& teardown) {
   if (PyCallable_Check(teardown.ptr()) == 0) throw py::type_error("at_exit: expected a callable");
   if (g_lifecycle.teardowns == nullptr) g_lifecycle.teardowns = py::list().release().ptr();
   py::reinterpret_borrow<py::list>(g_lifecycle.teardowns).append(teardown);
-  register_exit();
+  register_exit(true);
 }
 
 }  // namespace
