@@ -9,7 +9,12 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <random>
 
+#include "listen_port.hpp"
 #include "popdist/error.hpp"
 
 namespace popdist::cli {
@@ -44,19 +49,40 @@ std::optional<std::string> outward_ipv4() {
   return result;
 }
 
-int free_port() {
+// Whether nobody has the port now: a bind to it on every address, without SO_REUSEADDR, succeeds.
+bool port_is_free(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw Error("popdist run: cannot create a socket to find a free MASTER_PORT; pass --master-port");
+  if (fd < 0) return false;
   sockaddr_in address{};
   address.sin_family = AF_INET;
   address.sin_addr.s_addr = htonl(INADDR_ANY);
-  address.sin_port = 0;
-  socklen_t length = sizeof address;
-  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
   ::close(fd);
-  if (!ok) throw Error("popdist run: cannot bind a socket to find a free MASTER_PORT; pass --master-port");
-  return ntohs(address.sin_port);
+  return ok;
+}
+
+constexpr const char* ephemeral_range_file = "/proc/sys/net/ipv4/ip_local_port_range";
+
+// A free port outside the kernel's ephemeral range (listen_port.hpp says why), starting at a
+// random one so that launches running side by side do not try the same ports in the same order.
+int free_port() {
+  std::ifstream file(ephemeral_range_file);
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const auto ephemeral = parse_port_range(text);
+  if (!ephemeral) {
+    throw Error(fmt::format("popdist run: cannot read the kernel's ephemeral port range from {} ('{}'), so it "
+                            "cannot choose a MASTER_PORT that stays free; pass --master-port",
+                            ephemeral_range_file, text));
+  }
+  constexpr int attempts = 200;
+  const auto port = pick_listen_port(*ephemeral, std::random_device{}(), port_is_free, attempts);
+  if (!port) {
+    throw Error(fmt::format("popdist run: no free TCP port for MASTER_PORT among {} tried in {}..65535 outside the "
+                            "kernel's ephemeral range {}..{}; pass --master-port",
+                            attempts, lowest_offered_port, ephemeral->first, ephemeral->last));
+  }
+  return *port;
 }
 
 bool is_loopback(const std::string& address) { return address.rfind("127.", 0) == 0; }
@@ -118,7 +144,7 @@ MasterEndpoint choose_master(const LaunchPlan& plan, const RunOptions& options, 
     port_source = "your MASTER_PORT";
   } else {
     endpoint.port = network.free_port();
-    port_source = "free on this machine now";
+    port_source = "free on this machine now, outside the kernel's ephemeral range";
   }
   endpoint.decision = fmt::format("torchrun's contract: MASTER_ADDR={} ({}), MASTER_PORT={} ({})", endpoint.address,
                                   address_source, endpoint.port, port_source);

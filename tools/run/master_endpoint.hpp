@@ -10,10 +10,12 @@
 //   alias, such as the testbed's fake hosts, which run on this machine), the first host is this
 //   machine and its outward IPv4 address is given: never a name nobody resolves.
 // - port: --master-port, else the user's MASTER_PORT, else a port free on this machine when
-//   popdist run starts (the OS picks it). Only a process on the first host could know a port free
-//   there, and the program itself starts the store; so when the port is taken by then, instance
-//   0's store fails at once naming the port (torch: "EADDRINUSE ... port: N"), instance 0 exits
-//   non-zero and mpirun ends the job: an error, not a hang. Pass --master-port to choose one.
+//   popdist run starts, outside the kernel's ephemeral range so that no other process is handed
+//   it before instance 0 binds it (listen_port.hpp). Only a process on the first host could know
+//   a port free there, and the program itself starts the store; so when the port is taken by
+//   then, instance 0's store fails at once naming the port (torch: "EADDRINUSE ... port: N"),
+//   instance 0 exits non-zero and mpirun ends the job: an error, not a hang. Pass --master-port
+//   to choose one.
 
 #include <optional>
 #include <string>
@@ -37,11 +39,11 @@ struct MachineNetwork {
   std::optional<std::string> (*resolve_ipv4)(const std::string& name) = nullptr;
   /// This machine's first non-loopback IPv4 address; nullopt: it has none.
   std::optional<std::string> (*outward_ipv4)() = nullptr;
-  /// A TCP port free on this machine now.
+  /// A TCP port free on this machine now, which the kernel will not hand to anyone else.
   int (*free_port)() = nullptr;
 };
 
-/// The real machine's network (getaddrinfo, getifaddrs, bind to port 0).
+/// The real machine's network (getaddrinfo, getifaddrs, a bind outside the ephemeral range).
 [[nodiscard]] MachineNetwork real_network();
 
 /// Decides MASTER_ADDR and MASTER_PORT. Throws UsageError naming --master-port or MASTER_PORT

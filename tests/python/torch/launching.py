@@ -5,6 +5,7 @@ session, so a hang fails the test and leaves no process behind."""
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -106,7 +107,17 @@ def taken_port():
 
 
 def free_port():
-    """A loopback TCP port that was free a moment ago (bound, read, released)."""
-    with socket.socket() as free:
-        free.bind(("127.0.0.1", 0))
-        return free.getsockname()[1]
+    """A TCP port free now that the kernel will not hand to another process before the job binds it:
+    one outside its ephemeral range (ip_local_port_range), as `popdist run` chooses MASTER_PORT.
+    (Binding port 0 and releasing it left the port to the next process that binds port 0.)"""
+    first, last = (int(n) for n in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    offered = [p for p in range(10000, 65536) if not first <= p <= last]
+    start = random.randrange(len(offered))
+    for port in offered[start:] + offered[:start]:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("0.0.0.0", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free TCP port outside the ephemeral range {first}..{last}")
