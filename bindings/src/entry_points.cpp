@@ -26,8 +26,9 @@ PyObject* raise_current_exception() {
 
 // popdist.synchronize. After init() the arguments go, untouched, to _mpi's binding, which converts
 // them and waits in C++ without a Python frame. Plain CPython functions rather than pybind11 ones,
-// here and in _mpi: pybind11's dispatcher adds ~15 ns per call, a fifth of mpi4py's one-rank
-// Barrier(), the benchmark's baseline.
+// here and in _mpi: pybind11's dispatcher (argument loading, overload resolution) costs a visible
+// share of a barrier as cheap as mpi4py's one-rank Barrier(), the benchmark's baseline
+// (tests/bench/README.md).
 PyObject* synchronize(PyObject* module, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
   if (const auto* table = loaded_backend(); table != nullptr && table->initialized()) {
     return table->synchronize(module, arguments, count, keywords);

@@ -192,9 +192,10 @@ void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, Py
 
 // synchronize(communicator_id='', participants=(), timeout=None): the one Python binding of
 // popdist::synchronize, and what popdist.synchronize (popdist._core's) calls once init() has run
-// (through the table of mpi_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher (argument
-// loading, overload resolution) adds ~15 ns per call, a fifth of mpi4py's one-rank Barrier(), the
-// benchmark's baseline. Without arguments nothing is converted at all.
+// (through the table of mpi_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher
+// (argument loading, overload resolution) costs a visible share of a barrier as cheap as mpi4py's
+// one-rank Barrier(), the benchmark's baseline (tests/bench/README.md). Without arguments nothing
+// is converted at all.
 PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
   try {
     if (count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0)) {
