@@ -151,21 +151,9 @@ popdist::InstanceSet as_set(const std::vector<int>& sorted_members) {
   return popdist::InstanceSet(sorted_members.begin(), sorted_members.end());
 }
 
-// A C++ exception leaving a plain CPython function becomes the Python exception pybind11 would
-// raise for it (this module's translator first: popdist.errors.*). Call from a catch block.
-PyObject* raise_current_exception() {
-  try {
-    throw;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-  }
-  return nullptr;
-}
-
 using popdist::python::bind_synchronize_arguments;
 using popdist::python::communicator_id_of;
+using popdist::python::raise_current_exception;
 
 // The empty arguments of the bare call, built once rather than per call.
 const std::string no_communicator_id;
