@@ -20,18 +20,9 @@ __all__ = [
     "execute_on_instances",
     "finalize",
     "getDeviceId",
-    "getInstanceIndex",
     "getLocalDeviceOrdinals",
-    "getLocalInstanceIndex",
-    "getNumInstances",
-    "getNumIpusPerReplica",
-    "getNumLocalReplicas",
-    "getNumTotalReplicas",
-    "getReplicaIndexOffset",
     "init",
     "isBackendInitialized",
-    "isPopdistEnvSet",
-    "isUniformReplicasPerInstance",
     "registerCommunicator",
     "registerGroupingCommunicators",
     "replica_grouping",
@@ -64,51 +55,27 @@ def detect(env):
     return Topology(_core.detect(dict(env)))
 
 
-def getInstanceIndex():
-    """This instance's index in 0..getNumInstances()-1 (0 when not launched)."""
-    return _core.topology().instance_index
+def _popdist_getter(name, field, doc):
+    """PopDist's getter ``name`` of the topology's ``field``: a function reading the current
+    topology (no MPI; defaults when not launched)."""
+
+    def getter():
+        return getattr(_core.topology(), field)
+
+    getter.__name__ = getter.__qualname__ = name
+    getter.__doc__ = doc
+    return getter
 
 
-def getNumInstances():
-    """The number of instances in the job (1 when not launched)."""
-    return _core.topology().num_instances
-
-
-def getLocalInstanceIndex():
-    """This instance's index among the instances on its host (0 when not launched)."""
-    return _core.topology().local_instance_index
-
-
-def getNumLocalReplicas():
-    """The number of replicas this instance drives (POPDIST_NUM_LOCAL_REPLICAS, default 1)."""
-    return _core.topology().num_local_replicas
-
-
-def getNumTotalReplicas():
-    """The number of replicas in the whole job (POPDIST_NUM_TOTAL_REPLICAS, default local x instances)."""
-    return _core.topology().num_total_replicas
-
-
-def getReplicaIndexOffset():
-    """The global index of this instance's first replica."""
-    return _core.topology().replica_index_offset
-
-
-def getNumIpusPerReplica():
-    """Devices (IPUs) per replica (POPDIST_NUM_IPUS_PER_REPLICA, default 1)."""
-    return _core.topology().ipus_per_replica
-
-
-def isUniformReplicasPerInstance():
-    """True when every instance drives the same number of replicas."""
-    return _core.topology().uniform_replicas_per_instance
-
-
-def isPopdistEnvSet():
-    """True when POPDIST_* variables are present *or* a launcher (mpirun, srun, torchrun) started
-    this process. (Graphcore's PopDist looked at POPDIST_* only, so a PopDist script under plain
-    ``mpirun -np 4`` ran as 4 unrelated copies; here it runs as 4 instances.)"""
-    return _core.topology().popdist_env_set
+# PopDist's topology getters (getInstanceIndex, ...), one per row of the core's field table that
+# names one (popdist/topology_fields.hpp, which also holds their docstrings), so that a field is
+# named once; __init__.pyi types them and tests/python/test_field_getters.py checks both against
+# the table.
+_GETTERS = {
+    getter: _popdist_getter(getter, field, doc) for field, _kind, getter, doc in _core.TOPOLOGY_FIELD_ROWS if getter
+}
+globals().update(_GETTERS)
+__all__ += sorted(_GETTERS)
 
 
 def checkNumIpusPerReplica(numIpusPerReplica):
@@ -205,7 +172,7 @@ def replica_grouping(stride=1, group_size=None, replication_factor=None):
     ``replication_factor`` defaulting to getNumTotalReplicas() (the job's replication factor, as
     PopXL's Ir has it under PopRun). Returns a :class:`popdist.ReplicaGrouping`."""
     if replication_factor is None:
-        replication_factor = getNumTotalReplicas()
+        replication_factor = _core.topology().num_total_replicas
     return _core.ReplicaGrouping(replication_factor, group_size=group_size, stride=stride)
 
 

@@ -10,6 +10,9 @@ TopologyLike = Union[Mapping[str, Any], Any]  # a fields dict or a popdist.Topol
 
 #: The names of the topology's fields, in order (the core's table, popdist/topology_fields.hpp).
 TOPOLOGY_FIELDS: Tuple[str, ...]
+#: The table's rows: (name, kind, PopDist's getter or "", the getter's docstring or ""); kind is
+#: "integer", "optional_integer", "flag" or "launcher".
+TOPOLOGY_FIELD_ROWS: Tuple[Tuple[str, str, str, str], ...]
 
 def process_topology() -> TopologyFields: ...
 def detect(env: Mapping[str, str]) -> TopologyFields: ...

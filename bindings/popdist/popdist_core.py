@@ -5,23 +5,16 @@ e.g. ``popdist.popdist_core.getInstanceIndex()``; here it is the same functions 
 
 from . import _api
 
-# PopDist's popdist_core functions, the same objects as popdist's (popdist_core.pyi types them).
-__all__ = [
+# PopDist's popdist_core functions, the same objects as popdist's (popdist_core.pyi types them):
+# its topology getters, which _api defines from the core's field table, and these calls.
+__all__ = sorted([
+    *_api._GETTERS,
     "checkNumIpusPerReplica",
     "execute_on_instances",
     "getDeviceId",
-    "getInstanceIndex",
-    "getLocalInstanceIndex",
-    "getNumInstances",
-    "getNumIpusPerReplica",
-    "getNumLocalReplicas",
-    "getNumTotalReplicas",
-    "getReplicaIndexOffset",
     "init",
     "isBackendInitialized",
-    "isPopdistEnvSet",
-    "isUniformReplicasPerInstance",
     "registerCommunicator",
     "synchronize",
-]
+])
 globals().update({name: getattr(_api, name) for name in __all__})

@@ -85,6 +85,17 @@ std::vector<int> instances_hosting(const popdist::ReplicaGrouping& grouping, int
   return grouping.instances_hosting(group, topology_from_object(where));
 }
 
+// A FieldKind as Python sees it in TOPOLOGY_FIELD_ROWS.
+const char* field_kind_name(popdist::FieldKind kind) {
+  switch (kind) {
+    case popdist::FieldKind::Integer: return "integer";
+    case popdist::FieldKind::OptionalInteger: return "optional_integer";
+    case popdist::FieldKind::Flag: return "flag";
+    case popdist::FieldKind::LauncherName: return "launcher";
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -132,6 +143,15 @@ PYBIND11_MODULE(_core, m) {
     field_names[i] = py::str(name.data(), name.size());
   }
   m.attr("TOPOLOGY_FIELDS") = field_names;
+  // The table's rows as (name, kind, PopDist's getter or "", its docstring or ""): the Python
+  // package defines PopDist's getters from them, as context.hpp does in C++.
+  py::tuple field_rows(popdist::topology_fields.size());
+  for (std::size_t i = 0; i < popdist::topology_fields.size(); ++i) {
+    const auto& row = popdist::topology_fields[i];
+    field_rows[i] = py::make_tuple(std::string(row.name), field_kind_name(row.kind), std::string(row.popdist_getter),
+                                   std::string(row.popdist_getter_doc));
+  }
+  m.attr("TOPOLOGY_FIELD_ROWS") = field_rows;
   m.def(
       "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
       "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");

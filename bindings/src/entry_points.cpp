@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "errors.hpp"
 #include "mpi_backend.hpp"
 #include "python_arguments.hpp"
 #include "single_instance.hpp"
@@ -11,23 +12,11 @@ namespace py = pybind11;
 namespace popdist::python {
 namespace {
 
-// A C++ exception leaving a plain CPython function becomes the Python exception pybind11 would
-// raise for it (this module's translator first: popdist.errors.*). Call from a catch block.
-PyObject* raise_current_exception() {
-  try {
-    throw;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-  }
-  return nullptr;
-}
-
 // popdist.synchronize. After init() the arguments go, untouched, to _mpi's binding, which converts
 // them and waits in C++ without a Python frame. Plain CPython functions rather than pybind11 ones,
-// here and in _mpi: pybind11's dispatcher adds ~15 ns per call, a fifth of mpi4py's one-rank
-// Barrier(), the benchmark's baseline.
+// here and in _mpi: pybind11's dispatcher (argument loading, overload resolution) costs a visible
+// share of a barrier as cheap as mpi4py's one-rank Barrier(), the benchmark's baseline
+// (tests/bench/README.md).
 PyObject* synchronize(PyObject* module, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
   if (const auto* table = loaded_backend(); table != nullptr && table->initialized()) {
     return table->synchronize(module, arguments, count, keywords);

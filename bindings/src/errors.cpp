@@ -27,6 +27,17 @@ void raise_python(const char* class_name, const char* message, const py::dict& f
 
 }  // namespace
 
+PyObject* raise_current_exception() {
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+  }
+  return nullptr;
+}
+
 void register_exception_translator() {
   // Local to the registering module: each module has its own static copy of the core, and its own
   // translator catches exactly the exceptions its own functions throw.

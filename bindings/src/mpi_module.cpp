@@ -151,21 +151,9 @@ popdist::InstanceSet as_set(const std::vector<int>& sorted_members) {
   return popdist::InstanceSet(sorted_members.begin(), sorted_members.end());
 }
 
-// A C++ exception leaving a plain CPython function becomes the Python exception pybind11 would
-// raise for it (this module's translator first: popdist.errors.*). Call from a catch block.
-PyObject* raise_current_exception() {
-  try {
-    throw;
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-  }
-  return nullptr;
-}
-
 using popdist::python::bind_synchronize_arguments;
 using popdist::python::communicator_id_of;
+using popdist::python::raise_current_exception;
 
 // The empty arguments of the bare call, built once rather than per call.
 const std::string no_communicator_id;
@@ -192,9 +180,10 @@ void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, Py
 
 // synchronize(communicator_id='', participants=(), timeout=None): the one Python binding of
 // popdist::synchronize, and what popdist.synchronize (popdist._core's) calls once init() has run
-// (through the table of mpi_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher (argument
-// loading, overload resolution) adds ~15 ns per call, a fifth of mpi4py's one-rank Barrier(), the
-// benchmark's baseline. Without arguments nothing is converted at all.
+// (through the table of mpi_backend.hpp). Plain CPython rather than pybind11: pybind11's dispatcher
+// (argument loading, overload resolution) costs a visible share of a barrier as cheap as mpi4py's
+// one-rank Barrier(), the benchmark's baseline (tests/bench/README.md). Without arguments nothing
+// is converted at all.
 PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
   try {
     if (count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0)) {

@@ -18,7 +18,9 @@ namespace popdist {
 /// (host index, local instance index and count).
 [[nodiscard]] const Topology& topology();
 
-// The PopDist getters (Python: getInstanceIndex, ...), all reading topology().
+// popdist's C++ names for the fields PopDist has getters for, all reading topology(). PopDist's
+// own names (getInstanceIndex, ...) are in context.hpp, derived from the field table; a field
+// added later needs neither: topology().<field> reads it.
 [[nodiscard]] int instance_index();
 [[nodiscard]] int num_instances();
 [[nodiscard]] int local_instance_index();

@@ -2,13 +2,17 @@
 /// @file topology_fields.hpp
 /// The one table of Topology's fields. Every output shows them from here (describe(), the CLI's
 /// JSON and reports, Python's Topology.to_dict() and its keys, the provenance map: names and order),
-/// and Topology's equality and init()'s instance record go through it, so that a field is named
-/// once. Adding a field: its member in topology.hpp, its row here (and, for a new kind of value,
-/// its slot in the instance record), and detect() computing it.
+/// Topology's equality and init()'s instance record go through it, and so do PopDist's getters in
+/// both languages (context.hpp; the Python package defines one function per row with a getter),
+/// so that a field is named once. Adding a field: its member in topology.hpp, its row here (and,
+/// for a new kind of value, its slot in the instance record), and detect() computing it; a field
+/// with a PopDist getter also takes the getter's name in context.hpp's list and in the stubs.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -35,8 +39,10 @@ struct TopologyField {
   bool has_provenance = true;
   std::optional<int> Topology::*optional_integer = nullptr;  ///< FieldKind::OptionalInteger
   /// PopDist's getter of the field (getInstanceIndex, ...), empty when PopDist has none: the
-  /// name under which the Python package offers it.
+  /// name of the function in both languages (context.hpp, the Python package).
   std::string_view popdist_getter = {};
+  /// What the getter returns, in a sentence: the Python function's docstring.
+  std::string_view popdist_getter_doc = {};
 };
 
 /// The rows of the table, one maker per kind.
@@ -44,16 +50,18 @@ struct TopologyField {
   return {name, FieldKind::LauncherName};
 }
 [[nodiscard]] constexpr TopologyField integer_field(std::string_view name, int Topology::*member,
-                                                    std::string_view popdist_getter = {}) {
-  return {name, FieldKind::Integer, member, nullptr, true, nullptr, popdist_getter};
+                                                    std::string_view popdist_getter = {},
+                                                    std::string_view popdist_getter_doc = {}) {
+  return {name, FieldKind::Integer, member, nullptr, true, nullptr, popdist_getter, popdist_getter_doc};
 }
 [[nodiscard]] constexpr TopologyField optional_integer_field(std::string_view name,
                                                              std::optional<int> Topology::*member) {
   return {name, FieldKind::OptionalInteger, nullptr, nullptr, true, member};
 }
 [[nodiscard]] constexpr TopologyField flag_field(std::string_view name, bool Topology::*member,
-                                                 std::string_view popdist_getter, bool has_provenance = true) {
-  return {name, FieldKind::Flag, nullptr, member, has_provenance, nullptr, popdist_getter};
+                                                 std::string_view popdist_getter, std::string_view popdist_getter_doc,
+                                                 bool has_provenance = true) {
+  return {name, FieldKind::Flag, nullptr, member, has_provenance, nullptr, popdist_getter, popdist_getter_doc};
 }
 
 /// The fields' names, for the code that writes their provenance (detect(), init()).
@@ -76,19 +84,54 @@ inline constexpr std::string_view popdist_env_set = "popdist_env_set";
 /// it is a detail of check_ipus_per_replica, kept out of the outputs.)
 inline constexpr std::array<TopologyField, 12> topology_fields{{
     launcher_field(field::launcher),
-    integer_field(field::instance_index, &Topology::instance_index, "getInstanceIndex"),
-    integer_field(field::num_instances, &Topology::num_instances, "getNumInstances"),
-    integer_field(field::local_instance_index, &Topology::local_instance_index, "getLocalInstanceIndex"),
+    integer_field(field::instance_index, &Topology::instance_index, "getInstanceIndex",
+                  "This instance's index in 0..getNumInstances()-1 (0 when not launched)."),
+    integer_field(field::num_instances, &Topology::num_instances, "getNumInstances",
+                  "The number of instances in the job (1 when not launched)."),
+    integer_field(field::local_instance_index, &Topology::local_instance_index, "getLocalInstanceIndex",
+                  "This instance's index among the instances on its host (0 when not launched)."),
     integer_field(field::num_local_instances, &Topology::num_local_instances),
     optional_integer_field(field::host_index, &Topology::host_index),
-    integer_field(field::num_local_replicas, &Topology::num_local_replicas, "getNumLocalReplicas"),
-    integer_field(field::num_total_replicas, &Topology::num_total_replicas, "getNumTotalReplicas"),
-    integer_field(field::replica_index_offset, &Topology::replica_index_offset, "getReplicaIndexOffset"),
-    integer_field(field::ipus_per_replica, &Topology::ipus_per_replica, "getNumIpusPerReplica"),
+    integer_field(field::num_local_replicas, &Topology::num_local_replicas, "getNumLocalReplicas",
+                  "The number of replicas this instance drives (POPDIST_NUM_LOCAL_REPLICAS, default 1)."),
+    integer_field(field::num_total_replicas, &Topology::num_total_replicas, "getNumTotalReplicas",
+                  "The number of replicas in the whole job (POPDIST_NUM_TOTAL_REPLICAS, default local x "
+                  "instances)."),
+    integer_field(field::replica_index_offset, &Topology::replica_index_offset, "getReplicaIndexOffset",
+                  "The global index of this instance's first replica."),
+    integer_field(field::ipus_per_replica, &Topology::ipus_per_replica, "getNumIpusPerReplica",
+                  "Devices (IPUs) per replica (POPDIST_NUM_IPUS_PER_REPLICA, default 1)."),
     flag_field(field::uniform_replicas_per_instance, &Topology::uniform_replicas_per_instance,
-               "isUniformReplicasPerInstance"),
-    flag_field(field::popdist_env_set, &Topology::popdist_env_set, "isPopdistEnvSet", false),
+               "isUniformReplicasPerInstance", "True when every instance drives the same number of replicas."),
+    flag_field(field::popdist_env_set, &Topology::popdist_env_set, "isPopdistEnvSet",
+               "True when POPDIST_* variables are present *or* a launcher (mpirun, srun, torchrun) started\n"
+               "this process. (Graphcore's PopDist looked at POPDIST_* only, so a PopDist script under plain\n"
+               "``mpirun -np 4`` ran as 4 unrelated copies; here it runs as 4 instances.)",
+               false),
 }};
+
+/// The row of the field whose PopDist getter is `getter`. Evaluated at compile time (context.hpp),
+/// a name no row has is a build error; at run time it throws std::out_of_range.
+[[nodiscard]] constexpr std::size_t popdist_getter_row(std::string_view getter) {
+  for (std::size_t row = 0; row < topology_fields.size(); ++row) {
+    if (!getter.empty() && topology_fields[row].popdist_getter == getter) return row;
+  }
+  throw std::out_of_range("no field of topology_fields.hpp has this PopDist getter");
+}
+
+/// The value of the field in row `Row` of the table, read through its member: an int for an
+/// Integer field, a bool for a Flag (the kinds PopDist's getters return).
+template <std::size_t Row>
+[[nodiscard]] auto field_value(const Topology& topology) {
+  constexpr const TopologyField& field = topology_fields[Row];
+  static_assert(field.kind == FieldKind::Integer || field.kind == FieldKind::Flag,
+                "field_value reads Integer and Flag fields");
+  if constexpr (field.kind == FieldKind::Integer) {
+    return topology.*field.integer;
+  } else {
+    return topology.*field.flag;
+  }
+}
 
 /// The field named `name`; throws std::out_of_range for a name not in the table (a programming
 /// error: the names are the table's).

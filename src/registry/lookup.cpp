@@ -15,8 +15,8 @@ namespace {
 
 /// The last lookup by id and/or participants made on this thread, so that a loop that calls
 /// synchronize(id) or synchronize("", participants) (or execute_on_instances) over one set finds
-/// it without a lock, a map lookup, a copy or a sort (that work was 25% of a 2-rank
-/// MPI_Barrier). Valid while g_registry_generation is unchanged: ids never change their set and
+/// it without a lock, a map lookup, a copy or a sort (work of the same order as a barrier between
+/// two processes on one host, paid on every call). Valid while g_registry_generation is unchanged: ids never change their set and
 /// entries are never deleted before finalize (which bumps the generation), so a hit is exact.
 /// Trivially constructible, so the thread_local needs no initialization guard; ids longer than
 /// kCachedIdLength are looked up every time.

@@ -1,8 +1,8 @@
 #pragma once
 // Finding the Entry that an id and/or a set of participants name, as synchronize(),
 // native_communicator(), register_communicator() and execute_on_instances() do on every call,
-// through a per-thread cache of the last lookup (without it, the lookup was a mutex, a
-// map lookup, and for participants two copies and a sort, 25% of a 2-rank MPI_Barrier).
+// through a per-thread cache of the last lookup (without it, the lookup was a mutex, a map
+// lookup, and for participants two copies and a sort: a visible share of a barrier on one host).
 
 #include <string>
 #include <vector>

@@ -32,8 +32,8 @@ using detail::Entry;
 
 // The barrier over `entry`, by its strategy; with a timeout, its timed form. Inline in
 // synchronize(): the untimed paths are one membership test, one switch and the wait itself
-// (the host barrier below MPI_Barrier's cost on one host; exactly one MPI_Barrier on a
-// communicator, <= 1.05x a raw one).
+// (the host barrier on one host, cheaper than MPI_Barrier there; exactly one MPI_Barrier on a
+// communicator; tests/bench/README.md compares both with a raw MPI_Barrier).
 inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
   if (!entry.is_member) return;  // documented policy: non-members return at once
   if (timeout) {

@@ -2,8 +2,11 @@
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
+from pathlib import Path
 
 # Every variable a launcher family or PopRun sets (DESIGN.md 3): removed before each test so that
 # the test decides the whole environment, whatever shell or job pytest itself runs in.
@@ -19,6 +22,16 @@ def launcher_variables(environ=None):
     environ = os.environ if environ is None else environ
     return [n for n in environ
             if (n.startswith(LAUNCHER_PREFIXES) or n in LAUNCHER_NAMES) and n not in HARNESS_NAMES]
+
+
+def popdist_cli():
+    """The `popdist` command of the package under test: POPDIST_CLI (tests/python/run.sh exports
+    it), else the one beside this interpreter's scripts, else the one on PATH (None if none)."""
+    candidate = os.environ.get("POPDIST_CLI")
+    if candidate:
+        return candidate
+    beside = Path(sysconfig.get_path("scripts")) / "popdist"
+    return str(beside) if beside.exists() else shutil.which("popdist")
 
 
 def run_python(code, timeout=60):

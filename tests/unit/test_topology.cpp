@@ -2,10 +2,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstddef>
+#include <set>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include "popdist/topology.hpp"
+#include "popdist/topology_fields.hpp"
 
 namespace popdist::testing {
 
@@ -61,6 +65,40 @@ TEST_CASE("topology.equality compares every member", "[topology]") {
   changed = base;
   changed.launcher = Launcher::Mpich;
   CHECK(changed != base);
+}
+
+TEST_CASE("topology.each PopDist getter of the field table finds its row and reads its field", "[topology]") {
+  std::set<std::string_view> getters;
+  for (std::size_t row = 0; row < topology_fields.size(); ++row) {
+    const auto& field = topology_fields[row];
+    if (field.popdist_getter.empty()) {
+      CHECK(field.popdist_getter_doc.empty());
+      continue;
+    }
+    INFO(field.popdist_getter);
+    CHECK(getters.insert(field.popdist_getter).second);  // one row per getter
+    CHECK(popdist_getter_row(field.popdist_getter) == row);
+    CHECK_FALSE(field.popdist_getter_doc.empty());  // the Python docstring
+    // PopDist's getters return counts and flags; context.hpp's types follow from the kind.
+    CHECK((field.kind == FieldKind::Integer || field.kind == FieldKind::Flag));
+  }
+  CHECK(getters.size() == 9);  // PopDist's nine topology getters (DESIGN.md 4)
+  CHECK_THROWS_AS(popdist_getter_row("getDeviceId"), std::out_of_range);
+  CHECK_THROWS_AS(popdist_getter_row(""), std::out_of_range);
+
+  // Values that differ from field to field, so that a row reading the wrong member shows.
+  Topology t = detect(lookup_in({{"OMPI_COMM_WORLD_RANK", "3"},
+                                 {"OMPI_COMM_WORLD_SIZE", "4"},
+                                 {"OMPI_COMM_WORLD_LOCAL_RANK", "1"},
+                                 {"OMPI_COMM_WORLD_LOCAL_SIZE", "2"},
+                                 {"POPDIST_NUM_LOCAL_REPLICAS", "2"},
+                                 {"POPDIST_NUM_IPUS_PER_REPLICA", "4"}}));
+  CHECK(field_value<popdist_getter_row("getInstanceIndex")>(t) == 3);
+  CHECK(field_value<popdist_getter_row("getNumTotalReplicas")>(t) == 8);
+  CHECK(field_value<popdist_getter_row("getReplicaIndexOffset")>(t) == 6);
+  CHECK(field_value<popdist_getter_row("isPopdistEnvSet")>(t));
+  t.uniform_replicas_per_instance = false;
+  CHECK_FALSE(field_value<popdist_getter_row("isUniformReplicasPerInstance")>(t));
 }
 
 TEST_CASE("topology.describe lists every field with its value and provenance, then warnings", "[topology]") {

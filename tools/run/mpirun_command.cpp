@@ -136,7 +136,8 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
   if (oversubscribed) argv.push_back("--oversubscribe");
 
   // DESIGN.md 8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
-  // psm2) costs ~200 ms of every MPI_Init. Only when the user chose no pml anywhere.
+  // psm2) is most of every MPI_Init's time (a timeout per fabric library). Only when the user chose
+// no pml anywhere.
   std::optional<std::string> user_pml = user_pml_in(global_args, "--mpi-global-args");
   if (!user_pml) user_pml = user_pml_in(global_exports, "--mpi-global-args");
   if (!user_pml) user_pml = user_pml_in(local_args, "--mpi-local-args");

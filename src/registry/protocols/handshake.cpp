@@ -11,9 +11,9 @@
 // steps 0..s are in; a member beyond the largest power of two folds into one below it. A member
 // relays only what matched its own set and id, so once its last step is in, every member is
 // known to be creating this set under this id: at most ceil(log2 k) messages per member (an
-// all-to-all exchange sent k - 1), O(log k) latency. (Dissemination, position + 2^s, took 35%
-// longer at 128 simulated members on a fat tree: its partners cross switches at every step near
-// a block's end.)
+// all-to-all exchange sent k - 1), O(log k) latency. (Not dissemination, position + 2^s: on a
+// tree network its partners cross switches at every step near a block's end, which made it the
+// slower one on the simulated fat tree, tests/bench/README.md.)
 //
 // All handshake messages use ONE tag and are received with MPI_ANY_SOURCE, and are interpreted
 // by their content. A tag per set would not do: instance 0 would wait for a message tagged

@@ -24,7 +24,7 @@
 namespace popdist::detail {
 namespace {
 
-/// Polls (each a pause instruction, ~40-150 cycles) before the first yield: a barrier between
+/// Polls (each a pause instruction, a few dozen cycles) before the first yield: a barrier between
 /// running processes completes in well under a microsecond; longer than that, the awaited process
 /// is probably not running, and spinning would only burn its time slice.
 constexpr int kSpinPolls = 128;
@@ -32,8 +32,8 @@ constexpr int kSpinPolls = 128;
 constexpr int kYieldPolls = 8;
 /// When the host's instances outnumber its cores, the awaited process is usually not running:
 /// no spin at all, and many yields before sleeping (a yield hands the core to a runnable
-/// instance at once; a sleep needs the releaser's wake and the scheduler's). Measured with 4-16
-/// instances on 2 cores: 0.6-0.2x MPI_Barrier this way, 0.9-1.1x with the spin above.
+/// instance at once; a sleep needs the releaser's wake and the scheduler's), while spinning would
+/// keep the core from the very instance we wait for (tests/bench/README.md compares the two).
 constexpr int kOversubscribedYieldPolls = 64;
 
 /// The cores this process may run on.

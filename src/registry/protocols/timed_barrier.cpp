@@ -54,12 +54,12 @@
 // The set is then abandoned on one side only; the survivor finds the GAVE_UP at its next timed
 // synchronize over the set (an untimed synchronize does not look, to stay a plain barrier).
 //
-// Why it is shaped for speed (the target: a timed synchronize within 1.3x MPI_Barrier): what
-// made earlier versions slower was around the exchange: an MPI_Improbe for GAVE_UP in every
-// poll iteration (each one a full MPI progress pass), an explicit yield per iteration, heap
-// allocations per call, and then one MPI_Testsome over every request of the round per poll
-// (SMPI charges each unsuccessful MPI_Test inside it: at 128 simulated instances 7 us of a poll
-// of 15 requests, 13 us per step on the critical path). So a poll tests the one receive that the
+// Why it is shaped for speed (the target: a timed synchronize close to MPI_Barrier's cost,
+// tests/bench/README.md): what made earlier versions slower was around the exchange: an
+// MPI_Improbe for GAVE_UP in every poll iteration (each one a full MPI progress pass), an
+// explicit yield per iteration, heap allocations per call, and then one MPI_Testsome over
+// every request of the round per poll (SMPI charges each unsuccessful MPI_Test inside it, on
+// every step of the critical path). So a poll tests the one receive that the
 // next send waits for; the GAVE_UP receive stays posted (no probing) and is tested only in long
 // waits, where a member can have given up; our sends are tested once at the end of the round
 // (small sends complete at once); the buffers and requests live in the set's TimedRounds; and

@@ -41,7 +41,8 @@ constexpr int kNoPartner = -1;
 /// latencies on the critical path when count is not a power of two, log2 count when it is.
 /// (Why not dissemination, position + 2^s: it crosses switches of a tree network at every step
 /// for the positions near a block's end; XOR partners stay inside the smallest subtree holding
-/// both: 40 against 56 us at 128 simulated instances on the fat tree, tests/bench/README.md.)
+/// both, so fewer steps cross the tree's upper switches; tests/bench/README.md, "Simulated
+/// clusters", has the measurement.)
 struct Step {
   std::size_t send_to = 0;
   std::size_t receive_from = 0;

@@ -11,13 +11,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import sysconfig
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
+from helpers import popdist_cli
 from test_launch import MPIRUN, SCRIPTS, environment
 
 pytestmark = [pytest.mark.mpirun]
@@ -25,14 +24,6 @@ pytestmark = [pytest.mark.mpirun]
 # The calls of interrupted_wait.py, and how many instances each job has (a subset needs a third).
 FORMS = {"untimed": 2, "timed": 2, "subset": 3, "subset-timed": 3, "register": 3, "execute": 3, "init": 2,
          "torch": 2}
-
-
-def popdist_cli():
-    candidate = os.environ.get("POPDIST_CLI")
-    if candidate:
-        return candidate
-    beside = Path(sysconfig.get_path("scripts")) / "popdist"
-    return str(beside) if beside.exists() else shutil.which("popdist")
 
 
 def launch(launcher, instances, *command):

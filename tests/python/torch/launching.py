@@ -11,12 +11,11 @@ import signal
 import socket
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-from helpers import MPI_ENVIRONMENT
+from helpers import MPI_ENVIRONMENT, popdist_cli
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = Path(__file__).resolve().parent / "scripts"
@@ -25,15 +24,6 @@ MPIRUN = shutil.which("mpirun")
 # Launcher identities and a user's rendezvous variables: the test decides them.
 FOREIGN_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_")
 FOREIGN_NAMES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK", "MASTER_ADDR", "MASTER_PORT")
-
-
-def popdist_cli():
-    """The `popdist` command of the package under test (tests/python/run.sh exports POPDIST_CLI)."""
-    candidate = os.environ.get("POPDIST_CLI")
-    if candidate:
-        return candidate
-    beside = Path(sysconfig.get_path("scripts")) / "popdist"
-    return str(beside) if beside.exists() else shutil.which("popdist")
 
 
 def fake_host_testbed():
