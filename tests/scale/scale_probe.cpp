@@ -13,6 +13,10 @@
 // --never-arrives R adds a last step: a timed synchronize over every K-th instance
 // (--missing-stride K, default 1: all) that member R (one of them) never calls; every other
 // member must get a TimeoutError naming exactly R (exit status 3 otherwise).
+//
+// --last STEP ends the probe after the step named STEP (e.g. register_all): at 4,096 simulated
+// ranks each step takes minutes of the simulation's real time, and a question about one step
+// need not pay for those after it.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -38,6 +42,7 @@ struct Options {
   double timeout = 5.0;     ///< that synchronize's timeout (seconds)
   int missing_stride = 1;   ///< that synchronize is over every missing_stride-th instance
   bool quick = false;       ///< skip the 1% and half registrations (CI)
+  std::string last;         ///< the step after which the probe stops ("": none)
 };
 
 Options parse(int argc, char** argv) {
@@ -55,9 +60,11 @@ Options parse(int argc, char** argv) {
       options.missing_stride = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--quick") {
       options.quick = true;
+    } else if (arg == "--last" && has_value) {
+      options.last = argv[++i];
     } else {
       std::fprintf(stderr, "scale_probe: unknown argument '%s'; expected --skew S, --never-arrives R, --timeout S, "
-                           "--missing-stride K, --quick\n", arg.c_str());
+                           "--missing-stride K, --quick, --last STEP\n", arg.c_str());
       std::exit(2);
     }
   }
@@ -67,6 +74,7 @@ Options parse(int argc, char** argv) {
 int g_rank = 0;
 int g_size = 1;
 Options g_options;
+bool g_past_last = false;  ///< the step named by --last has run: the others are skipped
 
 /// A fixed scramble of the rank over [0, 1]: arrivals neither in order nor in reverse.
 double spread(int rank, int salt) {
@@ -93,6 +101,8 @@ double arrive(double start, int salt) {
 /// which `member` is true count for the times (a subset's step is timed over the subset).
 template <class Op>
 void step(const char* name, bool skewed, Op&& op, bool member = true) {
+  if (g_past_last) return;  // the same on every rank: no collective is left half-called
+  g_past_last = g_options.last == name;
   static int salt = 0;
   ++salt;
   PMPI_Barrier(MPI_COMM_WORLD);
