@@ -134,6 +134,36 @@ void step(const char* name, bool skewed, Op&& op, bool member = true) {
   }
 }
 
+/// The modelled modex's receive buffer, N x 256 bytes on every rank. Under SMPI every simulated
+/// rank is in this one process and inside the allgather at once, so that private buffers
+/// would hold N^2 x 256 bytes (SMPI's copies of the messages in flight come on top): what made the
+/// probe, not popdist, the largest user of memory from thousands of simulated ranks on. SMPI's
+/// shared allocation gives every rank the same memory; the network model charges the sizes,
+/// never reads the contents.
+class ModexBuffer {
+ public:
+  explicit ModexBuffer(std::size_t bytes) {
+#ifdef SMPI_SHARED_MALLOC
+    data_ = static_cast<char*>(SMPI_SHARED_MALLOC(bytes));
+#else
+    own_.resize(bytes);
+    data_ = own_.data();
+#endif
+  }
+  ~ModexBuffer() {
+#ifdef SMPI_SHARED_MALLOC
+    SMPI_SHARED_FREE(data_);
+#endif
+  }
+  ModexBuffer(const ModexBuffer&) = delete;
+  ModexBuffer& operator=(const ModexBuffer&) = delete;
+  [[nodiscard]] char* data() noexcept { return data_; }
+
+ private:
+  std::vector<char> own_;
+  char* data_ = nullptr;
+};
+
 popdist::InstanceSet every(int stride, int n) {
   popdist::InstanceSet set;
   for (int i = 0; i < n; i += stride) set.insert(i);
@@ -173,7 +203,7 @@ int main(int argc, char** argv) {
     // bytes) to every other, then a barrier; modelled as MPI_Allgather of 256 bytes + MPI_Barrier.
     step("MPI_Init_modex", false, [n] {
       std::vector<char> record(256, 1);
-      std::vector<char> records(static_cast<std::size_t>(n) * record.size());
+      ModexBuffer records(static_cast<std::size_t>(n) * record.size());
       MPI_Allgather(record.data(), static_cast<int>(record.size()), MPI_BYTE, records.data(),
                     static_cast<int>(record.size()), MPI_BYTE, MPI_COMM_WORLD);
       MPI_Barrier(MPI_COMM_WORLD);
