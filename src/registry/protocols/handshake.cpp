@@ -15,13 +15,12 @@
 // longer at 128 simulated members on a fat tree: its partners cross switches at every step near
 // a block's end.)
 //
-// A Hello names its set by a digest of fixed size (handshake_message.hpp), not by its members,
-// so that its bytes do not grow with the set: with the list, each Hello of a 4,096-member set
-// was 16 KB and registration took several times as long as the creation after it. The list is
-// needed only to name a set in an error: a member that gets the digest of another set from a
-// member of its own asks that member for the list (ListRequest, answered by a SetList) and judges
-// the list when it comes, as it judged the Hello; the wait costs one more round trip, and only
-// when registration fails.
+// A Hello names its set by a digest of fixed size, not by its members, so that its bytes do not
+// grow with the set (handshake_message.hpp says why that matters). The list is needed only to
+// name a set in an error: a member that gets the digest of another set from a member of its own
+// asks that member for the list (ListRequest, answered by a SetList) and judges the list when it
+// comes, as it judged the Hello; the wait costs one more round trip, and only when registration
+// fails.
 //
 // All handshake messages use ONE tag and are received with MPI_ANY_SOURCE, and are interpreted
 // by their content. A tag per set would not do: instance 0 would wait for a message tagged

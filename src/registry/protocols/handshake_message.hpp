@@ -2,8 +2,9 @@
 // The messages of registration's handshake (handshake.cpp) and their byte encoding.
 //
 // A Hello or Presence names its set by a digest of fixed size, not by its member list, so that
-// a member's bytes grow like its messages, O(log k), instead of O(k log k) (a list of 4,096
-// members is 16 KB, and made registration 5.6x MPI_Comm_create_group on a simulated fat tree).
+// a member's bytes grow like its messages, O(log k), instead of O(k log k): every member sends
+// its ceil(log2 k) Hellos at about the same time, and lists of 4 bytes a member filled the links
+// a node's ranks share (tests/bench/README.md, "Registration by digest").
 // The lists travel only where a set is in question: a SetList answers a ListRequest (a member
 // whose partner sent the digest of another set asks for that set, to name it in the error), and
 // Mismatch and GaveUp carry both sets, as their errors name them.
