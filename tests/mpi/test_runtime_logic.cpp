@@ -294,12 +294,14 @@ TEST_CASE("Runtime.logic: handshake messages round-trip", "[logic]") {
   popdist::detail::HandshakeMessage message;
   message.kind = popdist::detail::HandshakeMessage::Mismatch;
   message.set = {0, 1};
+  message.digest = popdist::detail::digest_of(message.set);
   message.id = "pair";
   message.other_set = {0, 1, 2};
   message.text = "inconsistent";
   const auto bytes = popdist::detail::encode(message);
   const auto back = popdist::detail::decode(bytes, 3);
   CHECK(back.kind == message.kind);
+  CHECK(back.digest == message.digest);
   CHECK(back.set == message.set);
   CHECK(back.id == message.id);
   CHECK(back.other_set == message.other_set);
@@ -308,4 +310,29 @@ TEST_CASE("Runtime.logic: handshake messages round-trip", "[logic]") {
   truncated.resize(bytes.size() - 3);
   CHECK_THROWS_WITH(popdist::detail::decode(truncated, 3), Catch::Contains("malformed handshake message") &&
                                                                 Catch::Contains("instance 3"));
+}
+
+TEST_CASE("Runtime.logic: a Hello names its set by a digest of fixed size", "[logic]") {
+  using popdist::detail::digest_of;
+  using popdist::detail::HandshakeMessage;
+  std::vector<int> all(4096);
+  for (int i = 0; i < 4096; ++i) all[static_cast<std::size_t>(i)] = i;
+  // The same set has the same digest; sets differing in one member, or by a member's position
+  // (the same sum of members), do not.
+  CHECK(digest_of(all) == digest_of(std::vector<int>(all)));
+  CHECK(digest_of({0, 1}) != digest_of({0, 2}));
+  CHECK(digest_of({0, 3}) != digest_of({1, 2}));
+  CHECK(digest_of({0, 1, 2}) != digest_of({0, 1}));
+  // A Hello's bytes do not grow with its set (registration's bytes per member are O(log N)).
+  const auto hello_of = [](const std::vector<int>& set) {
+    return popdist::detail::encode(HandshakeMessage{HandshakeMessage::Hello, digest_of(set), {}, "all", {}, ""});
+  };
+  CHECK(hello_of(all).size() == hello_of({0, 1}).size());
+  CHECK(hello_of(all).size() <= 64);
+  // A list travels only with its own digest: another is a malformed message.
+  HandshakeMessage list{HandshakeMessage::SetList, digest_of({0, 1}), {0, 2}, "", {}, ""};
+  CHECK_THROWS_WITH(popdist::detail::decode(popdist::detail::encode(list), 5),
+                    Catch::Contains("malformed handshake message") && Catch::Contains("instance 5"));
+  list.set = {0, 1};
+  CHECK(popdist::detail::decode(popdist::detail::encode(list), 5).set == list.set);
 }

@@ -9,6 +9,9 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   ceil(log2 N); execute_on_instances: its agreement, O(log N)); the failed timed synchronize's
   roll call within k - 1 + ceil(log2 k) + 1 over its k members (it is all-to-all, the one step
   that is; the + 1 asks the one missing member which set it waited in);
+- registration's bytes: each of those messages names its set by a digest of fixed size, not by
+  its member list (handshake_message.hpp), so the busiest member sends at most
+  HANDSHAKE_MESSAGE_BYTES per message it may send (with the list, 2 KB per Hello at 256);
 - a timed synchronize over every 8th instance that the last of them never calls ends on every
   other member with a TimeoutError naming exactly that member (the probe exits non-zero
   otherwise).
@@ -26,6 +29,9 @@ import tempfile
 # roll call is all-to-all (k - 1 notices per member), 65,280 messages over all 256 instances,
 # which took 50 s of the simulation's real time; over 32 it is 992.
 STRIDE = 8
+# A Hello or Presence: kind, the digest (count, two 64-bit hashes), an empty list, the id
+# ("scale/all"), an empty list and text: 49 bytes; the bound leaves room for a longer id.
+HANDSHAKE_MESSAGE_BYTES = 64
 
 def main():
     probe, platform = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -72,6 +78,14 @@ def main():
               f"(ceil(log2 {n}) = {log}; the set losing a member has {k}): {verdict}")
         if sends > bound:
             failures.append(f"{step}: {sends:.0f} sends by one member, more than {bound}")
+    if "register_all" in steps:
+        sent_bytes = steps["register_all"]["max_sent_bytes"]
+        byte_bound = bounds["register_all"] * HANDSHAKE_MESSAGE_BYTES
+        verdict = "ok" if sent_bytes <= byte_bound else "TOO MANY"
+        print(f"register_all: the busiest member sent {sent_bytes:.0f} bytes; bound {byte_bound} "
+              f"({HANDSHAKE_MESSAGE_BYTES} per message): {verdict}")
+        if sent_bytes > byte_bound:
+            failures.append(f"register_all: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
     if "timeout_message" not in steps:
         failures.append("the timed synchronize without a member did not report its TimeoutError")
     for failure in failures:

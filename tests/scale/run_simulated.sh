@@ -4,13 +4,18 @@
 # multi-core cluster, with and without skewed arrivals. One command:
 #
 #   bash tests/scale/run_simulated.sh [--build DIR] [--sizes "2 16 128 1024 4096 16384"]
-#                                     [--skew SECONDS] [--no-cluster] [--limit SECONDS] [--out FILE]
+#                                     [--skew SECONDS] [--no-cluster] [--cluster-nodes K] [--limit SECONDS]
+#                                     [--out FILE] [--probe "ARGUMENTS"]
 #
 # Builds the simulation tree (DIR, default build-smpi: cmake -DPOPDIST_SIMULATION=ON) if needed,
 # runs tests/scale/scale_probe under smpirun for every N (unskewed, then with arrivals spread over
-# --skew seconds, default 1), appends the probe's JSON lines with the simulation's own wall time
-# to FILE (default DIR/scale.jsonl) and prints the table (report_simulated.py). A run that takes
+# --skew seconds, default 1; --skew 0 runs only the unskewed), appends the probe's JSON lines
+# with the simulation's own wall time to FILE (default DIR/scale.jsonl) and prints the table
+# (report_simulated.py). A run that takes
 # longer than --limit seconds of real time (default 1800) is stopped and reported as unfinished.
+# --cluster-nodes K runs the multi-core cluster on its first K nodes (K x 64 ranks, default 64):
+# the same links and backbone at a size whose simulation takes minutes, not half an hour.
+# --probe passes its words to every run of the probe (e.g. "--quick --last register_all").
 #
 # SMPI settings, stated with every table: computation between MPI calls is not simulated
 # (smpi/simulate-computation:no: the figures are the network model's, reproducible on a busy
@@ -30,17 +35,21 @@ build=$root/build-smpi
 sizes="2 16 128 1024 4096 16384"
 skew=1
 cluster=1
+cluster_nodes=64
 limit=1800
 out=
+probe_args=()
 while (($#)); do
   case $1 in
     --build) build=$(realpath -m "$2"); shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --skew) skew=$2; shift 2 ;;
     --no-cluster) cluster=0; shift ;;
+    --cluster-nodes) cluster_nodes=$2; shift 2 ;;
     --limit) limit=$2; shift 2 ;;
     --out) out=$(realpath -m "$2"); shift 2 ;;
-    *) echo "run_simulated.sh: unknown argument '$1'; expected --build, --sizes, --skew, --no-cluster, --limit, --out" >&2
+    --probe) read -r -a probe_args <<<"$2"; shift 2 ;;
+    *) echo "run_simulated.sh: unknown argument '$1'; expected --build, --sizes, --skew, --no-cluster, --cluster-nodes, --limit, --out, --probe" >&2
        exit 2 ;;
   esac
 done
@@ -65,7 +74,7 @@ run() {
   local log=$work/run.log start end status=0
   start=$(date +%s.%N)
   timeout "$limit" smpirun -np "$ranks" -platform "$platform" -hostfile "$hostfile" "${smpi_settings[@]}" \
-    "$probe" "$@" >"$work/out.jsonl" 2>"$log" || status=$?
+    "$probe" "${probe_args[@]}" "$@" >"$work/out.jsonl" 2>"$log" || status=$?
   end=$(date +%s.%N)
   local wall
   wall=$(python3 -c "print(round($end - $start, 1))")
@@ -85,11 +94,15 @@ run() {
 for n in $sizes; do
   for ((i = 0; i < n; ++i)); do echo "node-$i"; done >"$work/fattree.hosts"
   run fat_tree "$here/platforms/fat_tree_16384.xml" "$work/fattree.hosts" "$n"
-  run fat_tree "$here/platforms/fat_tree_16384.xml" "$work/fattree.hosts" "$n" --skew "$skew"
+  if [[ $skew != 0 ]]; then
+    run fat_tree "$here/platforms/fat_tree_16384.xml" "$work/fattree.hosts" "$n" --skew "$skew"
+  fi
 done
 if ((cluster)); then
-  for ((i = 0; i < 64; ++i)); do echo "host-$i:64"; done >"$work/cluster.hosts"
-  run cluster_64x64 "$here/platforms/cluster_64x64.xml" "$work/cluster.hosts" 4096
-  run cluster_64x64 "$here/platforms/cluster_64x64.xml" "$work/cluster.hosts" 4096 --skew "$skew"
+  for ((i = 0; i < cluster_nodes; ++i)); do echo "host-$i:64"; done >"$work/cluster.hosts"
+  run cluster_64x64 "$here/platforms/cluster_64x64.xml" "$work/cluster.hosts" $((cluster_nodes * 64))
+  if [[ $skew != 0 ]]; then
+    run cluster_64x64 "$here/platforms/cluster_64x64.xml" "$work/cluster.hosts" $((cluster_nodes * 64)) --skew "$skew"
+  fi
 fi
 python3 "$here/report_simulated.py" "$out"

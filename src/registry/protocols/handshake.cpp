@@ -15,6 +15,13 @@
 // tree network its partners cross switches at every step near a block's end, which made it the
 // slower one on the simulated fat tree, tests/bench/README.md.)
 //
+// A Hello names its set by a digest of fixed size, not by its members, so that its bytes do not
+// grow with the set (handshake_message.hpp says why that matters). The list is needed only to
+// name a set in an error: a member that gets the digest of another set from a member of its own
+// asks that member for the list (ListRequest, answered by a SetList) and judges the list when it
+// comes, as it judged the Hello; the wait costs one more round trip, and only when registration
+// fails.
+//
 // All handshake messages use ONE tag and are received with MPI_ANY_SOURCE, and are interpreted
 // by their content. A tag per set would not do: instance 0 would wait for a message tagged
 // {0,1} that instance 1, busy with {0,1,2}, never sends -- the very hang we want to turn into an
@@ -87,73 +94,9 @@ namespace {
 
 constexpr int kHandshakeTag = static_cast<int>(ControlTag::Handshake);
 
-void put_int(std::vector<char>& out, std::int32_t value) {
-  const auto* bytes = reinterpret_cast<const char*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof value);
-}
-
-void put_ints(std::vector<char>& out, const std::vector<int>& values) {
-  put_int(out, static_cast<std::int32_t>(values.size()));
-  for (const auto value : values) put_int(out, value);
-}
-
-void put_text(std::vector<char>& out, const std::string& text) {
-  put_int(out, static_cast<std::int32_t>(text.size()));
-  out.insert(out.end(), text.begin(), text.end());
-}
-
-class Reader {
- public:
-  Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
-  std::int32_t get_int() {
-    need(sizeof(std::int32_t));
-    std::int32_t value = 0;
-    std::memcpy(&value, bytes_.data() + position_, sizeof value);
-    position_ += sizeof value;
-    return value;
-  }
-  std::vector<int> get_ints() {
-    const auto count = get_int();
-    if (count < 0) malformed();
-    std::vector<int> values;
-    for (std::int32_t i = 0; i < count; ++i) values.push_back(get_int());
-    return values;
-  }
-  std::string get_text() {
-    const auto length = get_int();
-    if (length < 0) malformed();
-    need(static_cast<std::size_t>(length));
-    std::string text(bytes_.data() + position_, static_cast<std::size_t>(length));
-    position_ += static_cast<std::size_t>(length);
-    return text;
-  }
-
- private:
-  void need(std::size_t count) {
-    if (position_ + count > bytes_.size()) malformed();
-  }
-  [[noreturn]] void malformed() const {
-    throw Error(fmt::format("register_communicator: malformed handshake message ({} bytes) from instance {}",
-                            bytes_.size(), source_));
-  }
-  const std::vector<char>& bytes_;
-  int source_;
-  std::size_t position_ = 0;
-};
-
 std::string id_text(const std::string& id) { return id.empty() ? std::string("no id") : fmt::format("id '{}'", id); }
 
 }  // namespace
-
-std::vector<char> encode(const HandshakeMessage& message) {
-  std::vector<char> out;
-  put_int(out, message.kind);
-  put_ints(out, message.set);
-  put_text(out, message.id);
-  put_ints(out, message.other_set);
-  put_text(out, message.text);
-  return out;
-}
 
 namespace {
 /// Posts `message` to every instance of `to` except `me` (nonblocking: a peer that never receives
@@ -167,24 +110,14 @@ void send_to_others(const HandshakeMessage& message, const Instances& to, int me
 }
 }  // namespace
 
-HandshakeMessage decode(const std::vector<char>& bytes, int source) {
-  Reader reader(bytes, source);
-  HandshakeMessage message;
-  message.kind = reader.get_int();
-  message.set = reader.get_ints();
-  message.id = reader.get_text();
-  message.other_set = reader.get_ints();
-  message.text = reader.get_text();
-  return message;
-}
-
 void Handshake::reset() noexcept {
   stash_.clear();
   poisoned_.clear();
   completed_.clear();
+  unfinished_.clear();
 }
 
-void Handshake::poison(const std::vector<int>& set, const std::string& text) { poisoned_.emplace(set, text); }
+void Handshake::poison(const std::vector<int>& set, const std::string& text) { poisoned_.emplace(digest_of(set), text); }
 
 void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text, int me,
                      MPI_Comm control) {
@@ -192,7 +125,8 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
   poison(theirs, text);
   std::set<int> everyone(mine.begin(), mine.end());
   everyone.insert(theirs.begin(), theirs.end());
-  send_to_others(HandshakeMessage{HandshakeMessage::Mismatch, mine, "", theirs, text}, everyone, me, control);
+  send_to_others(HandshakeMessage{HandshakeMessage::Mismatch, digest_of(mine), mine, "", theirs, text}, everyone, me,
+                 control);
   throw UsageError(text);
 }
 
@@ -207,7 +141,8 @@ void Handshake::give_up(const std::vector<int>& members, const std::set<int>& mi
                                 caller, format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "),
                                 registering ? "register it" : "come to create the set's communicator", seconds, me);
   poison(members, text);
-  send_to_others(HandshakeMessage{HandshakeMessage::GaveUp, members, "", absent, text}, members, me, control);
+  send_to_others(HandshakeMessage{HandshakeMessage::GaveUp, digest_of(members), members, "", absent, text}, members,
+                 me, control);
   throw TimeoutError(text, absent);
 }
 
@@ -221,9 +156,9 @@ constexpr auto kBroadcastAfter = std::chrono::seconds(30);
 /// One registration's handshake, in the order of its steps (see the top of this file).
 class HandshakeRun {
  public:
-  HandshakeRun(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
-               const Deadline& deadline)
-      : members_(members), id_(id), me_(me), control_(control), deadline_(deadline) {
+  HandshakeRun(const std::vector<int>& members, const SetDigest& digest, const std::string& id, int me,
+               MPI_Comm control, const Deadline& deadline)
+      : members_(members), digest_(digest), id_(id), me_(me), control_(control), deadline_(deadline) {
     const auto count = members.size();
     const auto position =
         static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), me) - members.begin());
@@ -272,7 +207,7 @@ class HandshakeRun {
   void send_ready_steps() {
     while (next_send_ < send_to_.size() && (next_send_ == 0 || received_[next_send_ - 1] != 0)) {
       if (send_to_[next_send_] != kNoPartner) {  // (a step that only receives sends nothing)
-        const HandshakeMessage hello{HandshakeMessage::Hello, members_, known_id_, {}, ""};
+        const HandshakeMessage hello{HandshakeMessage::Hello, digest_, {}, known_id_, {}, ""};
         pending_sends().send(encode(hello), send_to_[next_send_], kHandshakeTag, control_);
       }
       ++next_send_;
@@ -293,12 +228,13 @@ class HandshakeRun {
       }
       std::sort(partners.begin(), partners.end());
       partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
-      send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, partners, me_,
+      send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, partners, me_,
                      control_);
     }
     if (escalated_ || waited < broadcast_after_) return;
     escalated_ = true;
-    send_to_others(HandshakeMessage{HandshakeMessage::Presence, members_, known_id_, {}, ""}, members_, me_, control_);
+    send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, members_, me_,
+                   control_);
   }
 
   /// The members never heard from (for the timeout's error).
@@ -312,6 +248,7 @@ class HandshakeRun {
 
  private:
   const std::vector<int>& members_;
+  SetDigest digest_;
   const std::string& id_;
   std::string known_id_{id_};
   int me_;
@@ -332,14 +269,16 @@ class HandshakeRun {
 
 void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
                     const Deadline& deadline, const char* caller) {
-  if (const auto found = poisoned_.find(members); found != poisoned_.end()) {
+  const auto digest = digest_of(members);
+  if (const auto found = poisoned_.find(digest); found != poisoned_.end()) {
     throw UsageError(found->second);
   }
   if (members.size() < 2) return;
-  HandshakeRun run(members, id, me, control, deadline);
+  HandshakeRun run(members, digest, id, me, control, deadline);
+  unfinished_[digest] = Unfinished{members, id};
 
   const auto mismatch_text = [&](int other, const HandshakeMessage& hello) {
-    if (hello.set == members) {
+    if (hello.digest == digest) {
       return fmt::format("register_communicator: inconsistent registration: {} is registered under {} and under {} "
                          "(the first {} instance {}, the second came from instance {}); every member must use the "
                          "same id",
@@ -351,28 +290,57 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
                        "must register the sets they share in the same order",
                        me, format_set(members), id_text(id), other, format_set(hello.set), id_text(hello.id));
   };
-  // A Hello or Presence: about this set (a step or a presence; a different id is an error),
-  // about another set from a member of this one (an error: see the top), or about another set
-  // from a non-member (kept for when this instance creates that set: returns false).
+  // A member of this set that names another set by its digest is asked for that set's list
+  // once, to name it in the error (SetList, judged when it comes).
+  std::set<std::pair<int, SetDigest>> asked;
+  const auto ask_for_list = [&](int source, const SetDigest& theirs) {
+    if (!asked.emplace(source, theirs).second) return;
+    pending_sends().send(encode(HandshakeMessage{HandshakeMessage::ListRequest, theirs, {}, "", {}, ""}), source,
+                         kHandshakeTag, control);
+  };
+  // A Hello, Presence or SetList: about this set (a step or a presence; a different id is an
+  // error), about another set from a member of this one (an error: see the top; its list is
+  // asked for first when the message has only its digest), or about another set from a
+  // non-member (kept for when this instance creates that set: returns false).
   const auto judge = [&](int source, const HandshakeMessage& message) {
-    if (message.set == members) {
-      if (run.ids_clash(message)) fail(members, message.set, mismatch_text(source, message), me, control);
+    if (message.digest == digest) {
+      if (run.ids_clash(message)) fail(members, members, mismatch_text(source, message), me, control);
       run.take(source, message);
       return true;
     }
-    if (run.is_member(source)) fail(members, message.set, mismatch_text(source, message), me, control);
-    return false;
+    if (!run.is_member(source)) return false;
+    if (message.set.empty()) {
+      ask_for_list(source, message.digest);
+      return true;
+    }
+    fail(members, message.set, mismatch_text(source, message), me, control);
+  };
+  // A ListRequest: the list of this set, or of one whose handshake did not complete here (a
+  // member that failed or was interrupted), under the id this instance stands for.
+  const auto answer = [&](int source, const HandshakeMessage& request) {
+    const std::vector<int>* list = nullptr;
+    const std::string* list_id = nullptr;
+    if (request.digest == digest) {
+      list = &members;
+      list_id = &run.known_id();
+    } else if (const auto found = unfinished_.find(request.digest); found != unfinished_.end()) {
+      list = &found->second.members;
+      list_id = &found->second.id;
+    }
+    if (list == nullptr) return;  // a set this instance never started (cannot come from this binary)
+    pending_sends().send(encode(HandshakeMessage{HandshakeMessage::SetList, request.digest, *list, *list_id, {}, ""}),
+                         source, kHandshakeTag, control);
   };
 
   // Messages that arrived during earlier handshakes.
   for (auto it = stash_.begin(); it != stash_.end();) {
-    if (poisoned_.count(it->message.set) != 0 || completed_.count(it->message.set) != 0) {
+    if (poisoned_.count(it->message.digest) != 0 || completed_.count(it->message.digest) != 0) {
       it = stash_.erase(it);
       continue;
     }
     const auto source = it->source;
     const auto message = it->message;
-    if (message.set == members || run.is_member(source)) {
+    if (message.digest == digest || run.is_member(source)) {
       it = stash_.erase(it);
       judge(source, message);
     } else {
@@ -391,21 +359,25 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     if (!take_message(kHandshakeTag, control, buffer, status)) return false;
     const auto source = status.MPI_SOURCE;
     auto message = decode(buffer, source);
+    if (message.kind == HandshakeMessage::ListRequest) {
+      answer(source, message);
+      return true;
+    }
     if (message.kind == HandshakeMessage::GaveUp) {
       poison(message.set, message.text);
-      if (message.set == members) throw TimeoutError(message.text, message.other_set);
+      if (message.digest == digest) throw TimeoutError(message.text, message.other_set);
       return true;  // about a set this instance has not reached yet: poisoned now
     }
     if (message.kind == HandshakeMessage::Mismatch) {
       poison(message.set, message.text);
       poison(message.other_set, message.text);
-      if (message.set == members || message.other_set == members) {
+      if (message.digest == digest || digest_of(message.other_set) == digest) {
         throw UsageError(message.text);
       }
       return true;  // about sets this instance has not reached yet: they are poisoned now
     }
-    // A stale Hello or Presence from a failed or finished creation.
-    if (poisoned_.count(message.set) != 0 || completed_.count(message.set) != 0) return true;
+    // A stale Hello, Presence or SetList from a failed or finished creation.
+    if (poisoned_.count(message.digest) != 0 || completed_.count(message.digest) != 0) return true;
     if (!judge(source, message)) stash_.push_back({source, std::move(message)});
     run.send_ready_steps();
     return true;
@@ -435,7 +407,8 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       }
     }
   }
-  completed_.insert(members);
+  completed_.insert(digest);
+  unfinished_.erase(digest);
   pending_sends().reap();
 }
 

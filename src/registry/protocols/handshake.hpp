@@ -10,28 +10,13 @@
 #include <vector>
 
 #include "mpi/deadline.hpp"
+#include "registry/protocols/handshake_message.hpp"
 
 namespace popdist::detail {
 
-/// One handshake message on the control communicator.
-struct HandshakeMessage {
-  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3, Presence = 4 };
-  int kind = Hello;
-  /// Hello, Presence, GaveUp: the set the sender is creating; Mismatch: one of the two sets
-  std::vector<int> set;
-  std::string id;              ///< Hello, Presence: the id it registers the set under ("" when none)
-  std::vector<int> other_set;  ///< Mismatch: the other set; GaveUp: the members that did not come
-  std::string text;            ///< Mismatch, GaveUp: the error the sender raised
-};
-
-/// Byte encoding of a message (both ends run the same binary).
-[[nodiscard]] std::vector<char> encode(const HandshakeMessage& message);
-/// Decodes; throws Error for a malformed buffer (names the sender).
-[[nodiscard]] HandshakeMessage decode(const std::vector<char>& bytes, int source);
-
 class Handshake {
  public:
-  /// Forgets the stash and the poisoned sets (init and finalize).
+  /// Forgets the stash, the poisoned and the unfinished sets (init and finalize).
   void reset() noexcept;
 
   /// Returns once every member of `members` (sorted, containing `me`) is known to be creating
@@ -53,15 +38,21 @@ class Handshake {
     int source = 0;
     HandshakeMessage message;
   };
+  /// A set whose handshake started here and did not complete: what a ListRequest about it gets.
+  struct Unfinished {
+    std::vector<int> members;
+    std::string id;
+  };
   [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
                          int me, MPI_Comm control);
   void poison(const std::vector<int>& set, const std::string& text);
   [[noreturn]] void give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
                             MPI_Comm control, const char* caller);
 
-  std::vector<Received> stash_;                          ///< messages about sets we will create later
-  std::map<std::vector<int>, std::string> poisoned_;     ///< set -> the error that poisoned it
-  std::set<std::vector<int>> completed_;                 ///< sets whose handshake completed here
+  std::vector<Received> stash_;                  ///< messages about sets we will create later
+  std::map<SetDigest, std::string> poisoned_;    ///< set -> the error that poisoned it
+  std::set<SetDigest> completed_;                ///< sets whose handshake completed here
+  std::map<SetDigest, Unfinished> unfinished_;   ///< sets whose handshake started here and did not complete
 };
 
 }  // namespace popdist::detail

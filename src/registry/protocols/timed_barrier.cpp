@@ -84,7 +84,6 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "mpi/clock.hpp"
@@ -259,10 +258,15 @@ double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallSh
 /// when this one's missing answer, and it learns this one's set only from the answer.
 void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double seconds) {
   if (missing.empty()) return;  // every member of this set arrived (a timeout ran out late): nothing to ask
-  const auto until = Clock::now() + seconds_on_mpi_clock(seconds);
+  // The roll call's wait (pause_between_polls, mpi/clock.hpp): the window is on MPI's clock, so
+  // the pause must be in that clock too. Under SMPI a sleep of the OS thread stops every
+  // simulated rank in real time while this rank's simulated clock moves only by each poll's cost,
+  // so the window would last as many polls as it holds microseconds.
+  const auto start = Clock::now();
+  const auto until = start + seconds_on_mpi_clock(seconds);
   while (Clock::now() < until) {
     waited.take();
-    std::this_thread::sleep_for(kRollCallPoll);
+    pause_between_polls(Clock::now() - start, {}, {}, kRollCallPoll);
   }
 }
 

@@ -1,0 +1,130 @@
+#include "registry/protocols/handshake_message.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "popdist/error.hpp"
+#include "registry/instance_sets.hpp"
+
+namespace popdist::detail {
+namespace {
+
+void put_int(std::vector<char>& out, std::int32_t value) {
+  const auto* bytes = reinterpret_cast<const char*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+void put_u64(std::vector<char>& out, std::uint64_t value) {
+  const auto* bytes = reinterpret_cast<const char*>(&value);
+  out.insert(out.end(), bytes, bytes + sizeof value);
+}
+
+void put_ints(std::vector<char>& out, const std::vector<int>& values) {
+  put_int(out, static_cast<std::int32_t>(values.size()));
+  for (const auto value : values) put_int(out, value);
+}
+
+void put_text(std::vector<char>& out, const std::string& text) {
+  put_int(out, static_cast<std::int32_t>(text.size()));
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+class Reader {
+ public:
+  Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
+  std::int32_t get_int() {
+    need(sizeof(std::int32_t));
+    std::int32_t value = 0;
+    std::memcpy(&value, bytes_.data() + position_, sizeof value);
+    position_ += sizeof value;
+    return value;
+  }
+  std::uint64_t get_u64() {
+    need(sizeof(std::uint64_t));
+    std::uint64_t value = 0;
+    std::memcpy(&value, bytes_.data() + position_, sizeof value);
+    position_ += sizeof value;
+    return value;
+  }
+  std::vector<int> get_ints() {
+    const auto count = get_int();
+    if (count < 0) malformed();
+    std::vector<int> values;
+    for (std::int32_t i = 0; i < count; ++i) values.push_back(get_int());
+    return values;
+  }
+  std::string get_text() {
+    const auto length = get_int();
+    if (length < 0) malformed();
+    need(static_cast<std::size_t>(length));
+    std::string text(bytes_.data() + position_, static_cast<std::size_t>(length));
+    position_ += static_cast<std::size_t>(length);
+    return text;
+  }
+  [[noreturn]] void malformed() const {
+    throw Error(fmt::format("register_communicator: malformed handshake message ({} bytes) from instance {}",
+                            bytes_.size(), source_));
+  }
+
+ private:
+  void need(std::size_t count) {
+    if (position_ + count > bytes_.size()) malformed();
+  }
+  const std::vector<char>& bytes_;
+  int source_;
+  std::size_t position_ = 0;
+};
+
+/// splitmix64's finalizer: a bijection that spreads every input bit over the output.
+std::uint64_t splitmix64(std::uint64_t value) noexcept {
+  value += 0x9e3779b97f4a7c15ULL;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
+
+}  // namespace
+
+SetDigest digest_of(const std::vector<int>& sorted_members) noexcept {
+  SetDigest digest;
+  digest.count = static_cast<std::int32_t>(sorted_members.size());
+  digest.hash = set_hash(sorted_members);
+  std::uint64_t position = 0;
+  for (const auto member : sorted_members) {
+    digest.mix += splitmix64((position++ << 32) ^ static_cast<std::uint32_t>(member));
+  }
+  return digest;
+}
+
+std::vector<char> encode(const HandshakeMessage& message) {
+  std::vector<char> out;
+  put_int(out, message.kind);
+  put_int(out, message.digest.count);
+  put_u64(out, message.digest.hash);
+  put_u64(out, message.digest.mix);
+  put_ints(out, message.set);
+  put_text(out, message.id);
+  put_ints(out, message.other_set);
+  put_text(out, message.text);
+  return out;
+}
+
+HandshakeMessage decode(const std::vector<char>& bytes, int source) {
+  Reader reader(bytes, source);
+  HandshakeMessage message;
+  message.kind = reader.get_int();
+  message.digest.count = reader.get_int();
+  message.digest.hash = reader.get_u64();
+  message.digest.mix = reader.get_u64();
+  message.set = reader.get_ints();
+  message.id = reader.get_text();
+  message.other_set = reader.get_ints();
+  message.text = reader.get_text();
+  // A list travels with its digest; one that does not match it was not sent by this binary.
+  if (!message.set.empty() && digest_of(message.set) != message.digest) reader.malformed();
+  return message;
+}
+
+}  // namespace popdist::detail

@@ -1,0 +1,57 @@
+#pragma once
+// The messages of registration's handshake (handshake.cpp) and their byte encoding.
+//
+// A Hello or Presence names its set by a digest of fixed size, not by its member list, so that
+// a member's bytes grow like its messages, O(log k), instead of O(k log k): every member sends
+// its ceil(log2 k) Hellos at about the same time, and lists of 4 bytes a member filled the links
+// a node's ranks share (tests/bench/README.md, "Registration by digest").
+// The lists travel only where a set is in question: a SetList answers a ListRequest (a member
+// whose partner sent the digest of another set asks for that set, to name it in the error), and
+// Mismatch and GaveUp carry both sets, as their errors name them.
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace popdist::detail {
+
+/// A sorted set of instances by its size and two independent 64-bit hashes. Two different sets
+/// with the same digest would be taken for one set and hang in MPI_Comm_create_group: the second
+/// hash makes that a 2^-128 chance for any pair of sets instead of 2^-64.
+struct SetDigest {
+  std::int32_t count = 0;
+  std::uint64_t hash = 0;  ///< instance_sets.hpp's set_hash (FNV-1a), the one the tags use
+  std::uint64_t mix = 0;   ///< a sum of splitmix64 of position and member, independent of FNV-1a
+  friend bool operator==(const SetDigest& a, const SetDigest& b) {
+    return a.count == b.count && a.hash == b.hash && a.mix == b.mix;
+  }
+  friend bool operator!=(const SetDigest& a, const SetDigest& b) { return !(a == b); }
+  friend bool operator<(const SetDigest& a, const SetDigest& b) {
+    return std::tie(a.count, a.hash, a.mix) < std::tie(b.count, b.hash, b.mix);
+  }
+};
+
+/// The digest of `sorted_members` (the same on every instance and every run).
+[[nodiscard]] SetDigest digest_of(const std::vector<int>& sorted_members) noexcept;
+
+/// One handshake message on the control communicator.
+struct HandshakeMessage {
+  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3, Presence = 4, ListRequest = 5, SetList = 6 };
+  int kind = Hello;
+  /// Every kind: the set the sender is creating (Hello, Presence, GaveUp), one of the two sets
+  /// (Mismatch), the set asked about (ListRequest) or sent (SetList)
+  SetDigest digest;
+  std::vector<int> set;        ///< Mismatch, GaveUp, SetList: that set's members; empty otherwise
+  std::string id;              ///< Hello, Presence, SetList: the id the set is registered under ("" when none)
+  std::vector<int> other_set;  ///< Mismatch: the other set; GaveUp: the members that did not come
+  std::string text;            ///< Mismatch, GaveUp: the error the sender raised
+};
+
+/// Byte encoding of a message (both ends run the same binary).
+[[nodiscard]] std::vector<char> encode(const HandshakeMessage& message);
+/// Decodes; throws Error for a malformed buffer, or a list that does not match its digest
+/// (names the sender).
+[[nodiscard]] HandshakeMessage decode(const std::vector<char>& bytes, int source);
+
+}  // namespace popdist::detail
