@@ -216,7 +216,10 @@ class JobStore(dist.Store):
         except (OSError, ConnectionError) as error:
             self._local.connection = None
             with self._connections_lock:
-                self._connections.remove(connection)
+                # close() from another thread may have closed and dropped it already (that is
+                # what made the request fail): the error below is the store's, not the list's
+                if connection in self._connections:
+                    self._connections.remove(connection)
             connection.close()
             raise _StoreError(f"popdist.torch: the job's store at {self.address}:{self.port} is unreachable: "
                               f"{error}") from None

@@ -38,8 +38,11 @@ def test_the_store_operations_behave_as_c10d_defines_them(served):
     assert store.num_keys() == 3
     assert store.delete_key("a") and not store.delete_key("a")
     # a get waits for the key another client sets later
-    threading.Timer(0.2, other.set, args=("late", b"x")).start()
+    # (joined before the clients close: the get can return before the setter has read its reply)
+    setter = threading.Timer(0.2, other.set, args=("late", b"x"))
+    setter.start()
     assert store.get("late") == b"x"
+    setter.join()
     store.wait(["late", "n"])
     store.close()
     other.close()
