@@ -11,15 +11,15 @@
 namespace popdist::detail {
 namespace {
 
-void put_int(std::vector<char>& out, std::int32_t value) {
+/// A fixed-size value in this machine's byte order (the job runs one architecture).
+template <typename Value>
+void put(std::vector<char>& out, Value value) {
   const auto* bytes = reinterpret_cast<const char*>(&value);
   out.insert(out.end(), bytes, bytes + sizeof value);
 }
 
-void put_u64(std::vector<char>& out, std::uint64_t value) {
-  const auto* bytes = reinterpret_cast<const char*>(&value);
-  out.insert(out.end(), bytes, bytes + sizeof value);
-}
+void put_int(std::vector<char>& out, std::int32_t value) { put(out, value); }
+void put_u64(std::vector<char>& out, std::uint64_t value) { put(out, value); }
 
 void put_ints(std::vector<char>& out, const std::vector<int>& values) {
   put_int(out, static_cast<std::int32_t>(values.size()));
@@ -34,20 +34,8 @@ void put_text(std::vector<char>& out, const std::string& text) {
 class Reader {
  public:
   Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
-  std::int32_t get_int() {
-    need(sizeof(std::int32_t));
-    std::int32_t value = 0;
-    std::memcpy(&value, bytes_.data() + position_, sizeof value);
-    position_ += sizeof value;
-    return value;
-  }
-  std::uint64_t get_u64() {
-    need(sizeof(std::uint64_t));
-    std::uint64_t value = 0;
-    std::memcpy(&value, bytes_.data() + position_, sizeof value);
-    position_ += sizeof value;
-    return value;
-  }
+  std::int32_t get_int() { return get<std::int32_t>(); }
+  std::uint64_t get_u64() { return get<std::uint64_t>(); }
   std::vector<int> get_ints() {
     const auto count = get_int();
     if (count < 0) malformed();
@@ -69,6 +57,15 @@ class Reader {
   }
 
  private:
+  /// The next fixed-size value, in the sender's byte order (the job runs one architecture).
+  template <typename Value>
+  Value get() {
+    need(sizeof(Value));
+    Value value{};
+    std::memcpy(&value, bytes_.data() + position_, sizeof value);
+    position_ += sizeof value;
+    return value;
+  }
   void need(std::size_t count) {
     if (position_ + count > bytes_.size()) malformed();
   }
