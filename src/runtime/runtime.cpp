@@ -62,6 +62,9 @@ using detail::runtime_state;
 /// How long an aborting instance waits for the launcher to read its output (usually
 /// milliseconds; a stopped reader must not keep the job from ending).
 constexpr double kOutputDrainSeconds = 1.0;
+/// How long it then gives a relay (slurmstepd, Open MPI's daemon) to forward what it read to the
+/// launcher before the abort overtakes it (output_drain.cpp).
+constexpr double kOutputRelaySeconds = 0.2;
 
 // Each version is allocated once and never freed (see HotState::topology): other threads may
 // still be reading the old one.
@@ -368,7 +371,7 @@ void abort_job(int exit_code) noexcept {
   if (!detail::in_forked_child() && detail::mpi_is_usable()) {
     // The launcher ends every instance once MPI_Abort reaches it (srun at once): what this one
     // wrote last, typically the traceback that explains the abort, must have left first.
-    detail::wait_until_output_is_read(kOutputDrainSeconds);
+    detail::wait_until_output_is_read(kOutputDrainSeconds, kOutputRelaySeconds);
     MPI_Abort(MPI_COMM_WORLD, exit_code);
   }
   std::_Exit(exit_code);
