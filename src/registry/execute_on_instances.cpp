@@ -54,13 +54,17 @@ FailureInfo describe_safely(const FailureDescriber& describe, std::exception_ptr
   return default_describe(failure);
 }
 
-/// Every member learns whether any member failed (one MPI_Allreduce); when one did, every member
-/// learns each failure's instance, type and message (MPI_Allgather of lengths, MPI_Allgatherv of
-/// the text). Only on failure is more than one collective spent.
+/// Every member learns whether any member failed, and which is the lowest that did, in one
+/// MPI_Iallreduce (MIN of each member's position, or of the member count when it did not fail);
+/// when one did, that member's error (type and message) reaches every member in two MPI_Ibcast
+/// from it (lengths, then text). So the failure path costs what the success path does plus two
+/// broadcasts: O(log k) messages per member, and bytes that do not grow with the set (gathering
+/// every member's error, as before, sent 12 bytes per member and every text to everyone, while
+/// the others only ever raise the lowest failed member's error).
 ///
 /// With POPDIST_SYNC_TIMEOUT set, the members first meet in a timed synchronize, which names the
 /// members that never finish the body (asleep, stuck in a collective the others left) in a
-/// TimeoutError; the agreement itself is then bounded by the same timeout.
+/// TimeoutError; every step of the agreement itself is then bounded by the same timeout.
 void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDescriber& describe) {
   const auto timeout = detail::runtime_state().default_timeout;
   if (timeout) {
@@ -75,56 +79,48 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
                          error.missing_instances());
     }
   }
-  const int failed_here = failure ? 1 : 0;
-  int failed_anywhere = 0;
-  {
+  // One nonblocking collective at a time, each bounded by the timeout (when there is one).
+  const auto deadline = detail::Deadline::after(timeout);
+  const auto complete = [&](const auto& start, const char* function) {
     std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
     {
       detail::MpiLock lock;
-      detail::check_mpi(MPI_Iallreduce(&failed_here, &failed_anywhere, 1, MPI_INT, MPI_MAX, entry.comm, requests.data()),
-                        "MPI_Iallreduce");
+      detail::check_mpi(start(requests.data()), function);
     }
-    if (!detail::wait_all(requests, detail::Deadline::after(timeout), "MPI_Iallreduce")) {
+    if (!detail::wait_all(requests, deadline, function)) {
       throw TimeoutError(fmt::format("execute_on_instances over {}: the members did not agree on the outcome within {} s "
-                                     "(POPDIST_SYNC_TIMEOUT)",
-                                     detail::format_set(entry.members), *timeout),
+                                     "(POPDIST_SYNC_TIMEOUT; {} did not complete)",
+                                     detail::format_set(entry.members), *timeout, function),
                          {});
     }
-  }
-  if (failed_anywhere == 0) return;
+  };
 
-  FailureInfo info;
-  if (failure) info = describe_safely(describe, failure);
-  const auto text = info.type + info.message;
-  const int mine[3] = {failed_here, static_cast<int>(info.type.size()), static_cast<int>(info.message.size())};
-  const auto n = entry.members.size();
-  std::vector<int> lengths(3 * n);
-  std::vector<int> counts(n);
-  std::vector<int> displacements(n);
-  std::string all;
+  const int count = static_cast<int>(entry.members.size());
+  int position = 0;
   {
     detail::MpiLock lock;
-    detail::check_mpi(MPI_Allgather(mine, 3, MPI_INT, lengths.data(), 3, MPI_INT, entry.comm), "MPI_Allgather");
-    int offset = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      counts[i] = lengths[3 * i + 1] + lengths[3 * i + 2];
-      displacements[i] = offset;
-      offset += counts[i];
-    }
-    all.resize(static_cast<std::size_t>(offset));
-    detail::check_mpi(MPI_Allgatherv(text.data(), static_cast<int>(text.size()), MPI_CHAR, all.data(), counts.data(),
-                                     displacements.data(), MPI_CHAR, entry.comm),
-                      "MPI_Allgatherv");
+    detail::check_mpi(MPI_Comm_rank(entry.comm, &position), "MPI_Comm_rank");
   }
-  if (failure) std::rethrow_exception(failure);  // the failing member gets its own exception
-  for (std::size_t i = 0; i < n; ++i) {  // the others: the lowest failed instance
-    if (lengths[3 * i] == 0) continue;
-    const auto start = static_cast<std::size_t>(displacements[i]);
-    const auto type_length = static_cast<std::size_t>(lengths[3 * i + 1]);
-    const auto message_length = static_cast<std::size_t>(lengths[3 * i + 2]);
-    throw RemoteExecutionError(entry.members[i], all.substr(start, type_length),
-                               all.substr(start + type_length, message_length));
-  }
+  const int mine = failure ? position : count;
+  int lowest_failed = count;
+  complete([&](MPI_Request* request) { return MPI_Iallreduce(&mine, &lowest_failed, 1, MPI_INT, MPI_MIN, entry.comm, request); },
+           "MPI_Iallreduce");
+  if (lowest_failed == count) return;
+
+  FailureInfo info;
+  if (position == lowest_failed) info = describe_safely(describe, failure);
+  int lengths[2] = {static_cast<int>(info.type.size()), static_cast<int>(info.message.size())};
+  complete([&](MPI_Request* request) { return MPI_Ibcast(lengths, 2, MPI_INT, lowest_failed, entry.comm, request); },
+           "MPI_Ibcast");
+  std::string text = info.type + info.message;
+  text.resize(static_cast<std::size_t>(lengths[0]) + static_cast<std::size_t>(lengths[1]));
+  complete([&](MPI_Request* request) {
+    return MPI_Ibcast(text.data(), static_cast<int>(text.size()), MPI_CHAR, lowest_failed, entry.comm, request);
+  }, "MPI_Ibcast");
+  if (failure) std::rethrow_exception(failure);  // a failing member gets its own exception
+  throw RemoteExecutionError(entry.members[static_cast<std::size_t>(lowest_failed)],
+                             text.substr(0, static_cast<std::size_t>(lengths[0])),
+                             text.substr(static_cast<std::size_t>(lengths[0])));
 }
 
 /// The set to run on, through the per-thread lookup cache (lookup.hpp).
