@@ -6,7 +6,9 @@
 // ends within a bound of windows, and the messages per member stay within
 //   ceil(log2 k) + 1 with nobody absent (ceil(log2 k) levels, and a fold's message),
 //   ceil(log2 k) + 2 with one member absent (+ 3 with staggered starts), and
-//   ceil(log2 k) + 2 + 2 per absent member in general.
+//   ceil(log2 k) + 2 + 2 per absent member in general;
+// and again with the roll call settling after levels + 5 windows, as the MPI side makes it (the
+// names stay exact; at most 2k + ceil(log2 k) + 2 messages per member then).
 
 #include <catch2/catch.hpp>
 
@@ -52,7 +54,7 @@ struct Outcome {
 
 /// Runs the roll call over `k` members, `absent` (a bit mask) never taking part; `staggered`:
 /// odd members start only when a first message reaches them (or at tick 6).
-Outcome run(std::size_t k, unsigned absent, bool staggered) {
+Outcome run(std::size_t k, unsigned absent, bool staggered, int settle_at = -1) {
   std::vector<std::unique_ptr<RollCall>> calls(k);
   std::deque<Flight> flights;
   Outcome out;
@@ -98,6 +100,7 @@ Outcome run(std::size_t k, unsigned absent, bool staggered) {
     bool all_done = true;
     for (std::size_t m = 0; m < k; ++m) {
       if (!present(m)) continue;
+      if (started[m] != 0 && now == settle_at) calls[m]->settle(now);
       if (started[m] != 0) calls[m]->poll(now);
       all_done = all_done && calls[m]->done();
     }
@@ -108,6 +111,12 @@ Outcome run(std::size_t k, unsigned absent, bool staggered) {
     out.missing.push_back(present(m) ? calls[m]->missing() : std::vector<std::size_t>{});
   }
   return out;
+}
+
+std::size_t levels_of(std::size_t k) {
+  std::size_t levels = 0;
+  while ((std::size_t{2} << levels) <= k) ++levels;
+  return levels;
 }
 
 std::string describe(std::size_t k, unsigned absent, bool staggered) {
@@ -159,6 +168,38 @@ TEST_CASE("roll call: every subset of absent members for k = 1..10", "[roll_call
   INFO("worst over ceil(log2 k): one missing +" << worst_one_missing << ", none +" << worst_nobody_missing);
   CHECK(worst_one_missing == 2);
   CHECK(worst_nobody_missing == 1);
+}
+
+// The way out that the MPI side takes when its roll call has lasted long (timed_barrier.cpp,
+// roll_call_settle): at levels + 5 windows every member not done yet asks the members still
+// unknown to it directly. Even when whole blocks are absent and the levels would take longer,
+// every present member names exactly the absent ones.
+TEST_CASE("roll call: settling after levels + 5 windows names exactly the absent", "[roll_call]") {
+  for (std::size_t k = 2; k <= 10; ++k) {
+    const auto settle_at = static_cast<int>(kWindow) * static_cast<int>(levels_of(k) + 5);
+    for (unsigned absent = 0; absent < (1U << k); ++absent) {
+      if (static_cast<std::size_t>(__builtin_popcount(absent)) == k) continue;
+      for (const bool staggered : {false, true}) {
+        INFO(describe(k, absent, staggered));
+        const auto out = run(k, absent, staggered, settle_at);
+        std::vector<std::size_t> expected;
+        for (std::size_t m = 0; m < k; ++m) {
+          if (((absent >> m) & 1U) != 0) expected.push_back(m);
+        }
+        REQUIRE(out.last_done >= 0);
+        CHECK(out.last_done <= settle_at + static_cast<int>(kWindow) + 2);
+        for (std::size_t m = 0; m < k; ++m) {
+          if (((absent >> m) & 1U) != 0) {
+            CHECK(out.notified[m] != 0);
+          } else {
+            CHECK(out.missing[m] == expected);
+            // The bad case: at worst a probe to each member and an answer to each member's probe.
+            CHECK(out.sent[m] <= 2 * k + ceil_log2(k) + 2);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -43,7 +43,13 @@ void RollCall::start(double now) {
 
 void RollCall::receive(std::size_t from, Kind kind, int level, const Bitmap& present, double now) {
   if (from >= count_ || from == me_ || role_ == Role::Idle) return;
+  if (role_ == Role::Settling && state_[from] == State::Unknown) state_[from] = State::Present;  // it sent something
   switch (kind) {
+    case Kind::Probe:
+      if (probed_by_.insert(from).second) send(from, Kind::Here, -1);
+      break;
+    case Kind::Here:
+      break;
     case Kind::Fold:
       if (role_ == Role::Folding && slot_of(from) == slot_) {
         state_[from] = State::Present;
@@ -74,8 +80,22 @@ void RollCall::receive(std::size_t from, Kind kind, int level, const Bitmap& pre
   advance(now);
 }
 
+void RollCall::settle(double now) {
+  if (role_ == Role::Idle || role_ == Role::Done || role_ == Role::Settling) return;
+  role_ = Role::Settling;
+  settle_until_ = now + window_;
+  for (std::size_t i = 0; i < count_; ++i) {
+    if (state_[i] == State::Unknown) send(i, Kind::Probe, -1);
+  }
+}
+
 void RollCall::poll(double now) {
-  if (role_ == Role::Folding && now >= fold_until_) {
+  if (role_ == Role::Settling && now >= settle_until_) {
+    for (auto& state : state_) {
+      if (state == State::Unknown) state = State::Absent;  // silent for a window
+    }
+    role_ = Role::Done;
+  } else if (role_ == Role::Folding && now >= fold_until_) {
     state_[me_ >= p2_ ? me_ - p2_ : me_ + p2_] = State::Absent;  // silent for a window
     begin_acting(now);
   } else if (role_ == Role::Actor && level_ < levels_ && !data_[static_cast<std::size_t>(level_)].first &&
@@ -231,8 +251,13 @@ std::vector<std::size_t> RollCall::candidates(int level) const {
   const std::size_t natural = slot_ ^ size;
   std::vector<std::size_t> firsts;
   std::vector<std::size_t> extras;
+  // The second try: the natural partner's neighbour across half the block (its first position's
+  // offset 2^(level-1) + 1), a member that no other level's second try of the same absent member
+  // goes to (those go to the partners of its own levels, XOR 2^j, when bit-reversed).
+  const std::size_t second = level == 0 ? 0 : (size / 2) | 1U;
   for (std::size_t t = 0; t < size; ++t) {
-    const auto slot = natural ^ bit_reversed(t, level);
+    const auto offset = t == 1 ? second : bit_reversed(t, level) == second ? bit_reversed(1, level) : bit_reversed(t, level);
+    const auto slot = natural ^ offset;
     firsts.push_back(slot);
     if (slot + p2_ < count_) extras.push_back(slot + p2_);
   }

@@ -13,8 +13,10 @@
 // actor that has finished the levels below (it knows its own block exactly) and carries a bitmap
 // of the positions it knows present, so any one level-s message from Q_s gives the whole block.
 // The actor asks its natural partner first; a window later without a level-s message from Q_s, it
-// asks the next slot of Q_s (bit-reversed order, so that the second tries of different levels land
-// on different members; first positions without an extra before those with one), then 2, 4, ...
+// asks the next slot of Q_s (first the partner's neighbour across half the block, XOR 2^(s-1) + 1,
+// then bit-reversed order, so that the second tries that one absent member causes at different
+// levels land on different members; first positions without an extra before those with one,
+// which send the fold's messages already), then 2, 4, ...
 // per window (extras after first positions), until one answers (late answers count, as long as
 // the level is open) or all have been asked: then the whole block is absent. A request is
 // answered (once per requester and level) once the actor has finished the levels below it, unless
@@ -32,13 +34,22 @@
 // The unit test checks the names over every subset of absent members, with members that start
 // at once and members that start only when a first message reaches them.
 //
+// The way out (settle). When whole blocks are absent, the levels ask them a batch per window with
+// windows that grow per level, and lags add up from level to level: tens of windows. The caller
+// bounds that (timed_barrier.cpp: after levels + 5 windows, later than the one-absent case needs):
+// a member not done by then asks every member still unknown to it directly (Probe; every member
+// answers Here at once, whatever it is doing) and takes the silent ones for absent a window later.
+// The names stay exact; the messages are then up to one per unknown member and one per member
+// that asks this one.
+//
 // Cost, counted by the unit test over every subset for k <= 10: at most ceil(log2 k) + 1 messages
 // per member with nobody absent (the levels, and a fold's message), ceil(log2 k) + 2 with one
 // member absent (one more when members start only as a first message reaches them: a Hold); in
 // general each absent member asked costs its asker a message, so a block holding a present member
 // among many absent ones costs up to its size (the bad case: O(k) for a member whose partner block
-// is mostly absent). Time: the one-absent case ends within (levels + 1) windows; whole absent
-// blocks take a window per batch asked.
+// is mostly absent), and up to 2k + ceil(log2 k) + 2 when the roll call has to settle. Time: the
+// one-absent case ends within levels + 2 windows (and the message latencies); whole absent blocks
+// take a window per batch asked, up to the settling.
 
 #include <cstddef>
 #include <cstdint>
@@ -52,7 +63,7 @@ namespace popdist::detail {
 
 class RollCall {
  public:
-  enum class Kind : std::uint8_t { Fold = 1, Request = 2, Answer = 3, Final = 4, Hold = 5 };
+  enum class Kind : std::uint8_t { Fold = 1, Request = 2, Answer = 3, Final = 4, Hold = 5, Probe = 6, Here = 7 };
   /// Present positions, bit i of byte i / 8 (bytes_for(count) bytes).
   using Bitmap = std::vector<std::uint8_t>;
   /// Sends `kind` at `level` with `present` to the member at position `to`.
@@ -72,6 +83,12 @@ class RollCall {
   /// Ends the windows that have run out (asks the next members, or gives a block up as absent).
   void poll(double now);
 
+  /// The way out when the levels take too long (whole blocks absent, each asked a window after
+  /// another): asks every member whose state is still unknown directly (Probe), and a window
+  /// later takes those that did not answer (Here) for absent. Every member answers a Probe at
+  /// once, whatever it is doing.
+  void settle(double now);
+
   /// Every position is known present or absent.
   [[nodiscard]] bool done() const noexcept { return role_ == Role::Done; }
   /// The positions not known present (at the end: exactly the absent ones), sorted.
@@ -80,7 +97,7 @@ class RollCall {
   [[nodiscard]] std::size_t sent() const noexcept { return sent_; }
 
  private:
-  enum class Role { Idle, Folding, Actor, Follower, Done };
+  enum class Role { Idle, Folding, Actor, Follower, Settling, Done };
   enum class State : std::uint8_t { Unknown, Present, Absent };
 
   void send(std::size_t to, Kind kind, int level);
@@ -113,6 +130,8 @@ class RollCall {
   std::vector<State> state_;
   Role role_ = Role::Idle;
   double fold_until_ = 0;
+  double settle_until_ = 0;
+  std::set<std::size_t> probed_by_;        ///< members this one answered a Probe
   int level_ = 0;                          ///< the actor's current level
   std::vector<std::size_t> asking_;        ///< this level's candidates, in order
   std::size_t asked_ = 0;                  ///< how many of them were asked

@@ -32,14 +32,17 @@
 // partners is silent, not who is missing: the partner may itself be waiting for someone. So the
 // failure path widens to a roll call (roll_call.hpp), paid only when something is wrong: a member
 // whose deadline passes, or that receives a roll-call message while it still waits, runs it with
-// the others for roll_call_length (half its timeout between 50 ms and 1 s, or its levels'
-// windows when they need longer: the call ends soon after its timeout). The roll call is the
+// the others for roll_call_length (half its timeout between 50 ms and 1 s, or levels + 7 windows
+// of an eighth of the timeout, 20 to 125 ms, when that is longer: the call ends soon after its
+// timeout). The roll call is the
 // barrier's own recursive-doubling shape with bitmaps of the members known present: a member asks
 // its partner block at each level and takes the first answer from it, asking the block's other
 // members one window after another only when the partner is silent, so that it costs
 // ceil(log2 k) + 2 messages per member when one member is missing (an all-to-all roll call cost
 // k - 1), and more only when whole blocks are missing (up to a block's size for a member asking
-// a mostly absent one). Every member that takes part names exactly the members that did not; a
+// a mostly absent one; when that takes longer than levels + 5 windows, the members not done ask
+// the ones still unknown to them directly, up to 2k messages per member). Every member that takes
+// part names exactly the members that did not; a
 // member still polling in the barrier takes part as the first message reaches it (the GAVE_UP
 // receive is tested in long waits). Every roll-call message goes on the GAVE_UP tag, and every
 // absent member is sent at least one (its nearest present member sends it the final list), so
@@ -328,14 +331,22 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
 /// The roll call's window (roll_call.hpp), from the call's timeout.
 double roll_call_window(double seconds) { return std::clamp(seconds * kWindowShare, kWindowMinimum, kWindowMaximum); }
 
-/// How long the roll call lasts: its grace, or longer when its levels need it (a member that waits
-/// for an absent one at the top level waits levels + 1 windows; one more for the fold, two for
-/// answers and the members that join late). Every member stays this long, answering those that
-/// still ask, whatever it knows already; what is still unknown then is named missing.
-double roll_call_length(double seconds, std::size_t members) {
+/// When the roll call settles (RollCall::settle: the members still unknown are asked directly):
+/// after levels + 5 windows. A member that waits for an absent one at the top level waits
+/// levels + 1 windows, one more for the fold, and answers and members joining late take a little;
+/// with one member missing the levels are done by then, so only the bad case (whole blocks absent,
+/// asked a window after another) settles.
+double roll_call_settle(double seconds, std::size_t members) {
   std::size_t levels = 0;
   while ((std::size_t{2} << levels) <= members) ++levels;
-  return std::max(roll_call_grace(seconds), static_cast<double>(levels + 4) * roll_call_window(seconds));
+  return static_cast<double>(levels + 5) * roll_call_window(seconds);
+}
+
+/// How long the roll call lasts: its grace, or longer when its levels need it (until two windows
+/// after it settles). Every member stays this long, answering those that still ask, whatever it
+/// knows already.
+double roll_call_length(double seconds, std::size_t members) {
+  return std::max(roll_call_grace(seconds), roll_call_settle(seconds, members) + 2 * roll_call_window(seconds));
 }
 
 /// The failure path (step 4): the roll call (roll_call.hpp) with the members still in the round,
@@ -376,8 +387,10 @@ double roll_call_length(double seconds, std::size_t members) {
   };
   call.start(0);
   deliver(heard);
+  const auto settle_at = start + seconds_on_mpi_clock(roll_call_settle(seconds, members.size()));
   const auto until = start + seconds_on_mpi_clock(roll_call_length(seconds, members.size()));
   while (Clock::now() < until) {
+    if (!call.done() && Clock::now() >= settle_at) call.settle(elapsed());  // once: it ends in a window
     // The posted receive takes the first message that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
     if (rounds.gave_up_request() != MPI_REQUEST_NULL) {
