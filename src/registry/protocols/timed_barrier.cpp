@@ -30,15 +30,25 @@
 //
 // Naming the missing. A barrier of point-to-point steps that stalls tells a member only which of its own
 // partners is silent, not who is missing: the partner may itself be waiting for someone. So the
-// failure path widens to a roll call, O(k) messages per member, paid only when something is
-// wrong: a member whose deadline passes, or that receives a GAVE_UP while it still waits, sends
-// GAVE_UP to every other member and then collects the GAVE_UPs of the others for a short grace
-// (half its timeout, between 50 ms and 1 s: long enough for members that are polling to answer
-// on a loaded machine, short enough to end the call soon after the timeout). Every member still
-// in the round answers, since the first notice makes it fail too; the members never heard from
-// are the ones that did not arrive, and are named on every member that did. A member that
-// arrives after the others gave up finds their notice at step 2 and fails naming them without
-// sending one, so it is named missing by the others, as it should be.
+// failure path widens to a roll call (roll_call.hpp), paid only when something is wrong: a member
+// whose deadline passes, or that receives a roll-call message while it still waits, runs it with
+// the others for roll_call_length (half its timeout between 50 ms and 1 s, or levels + 7 windows
+// of an eighth of the timeout, 20 to 125 ms, when that is longer: the call ends soon after its
+// timeout). The roll call is the
+// barrier's own recursive-doubling shape with bitmaps of the members known present: a member asks
+// its partner block at each level and takes the first answer from it, asking the block's other
+// members one window after another only when the partner is silent, so that it costs
+// ceil(log2 k) + 2 messages per member when one member is missing (an all-to-all roll call cost
+// k - 1), and more only when whole blocks are missing (up to a block's size for a member asking
+// a mostly absent one; when that takes longer than levels + 5 windows, the members not done ask
+// the ones still unknown to them directly, up to 2k messages per member). Every member that takes
+// part names exactly the members that did not; a
+// member still polling in the barrier takes part as the first message reaches it (the GAVE_UP
+// receive is tested in long waits). Every roll-call message goes on the GAVE_UP tag, and every
+// absent member is sent at least one (its nearest present member sends it the final list), so
+// that a member that arrives after the others gave up finds it at step 2 and fails naming them,
+// without taking part, so it is named missing by the others, as it should be. A member arriving
+// while the roll call still runs takes part, unless what it finds is the final list.
 //
 // The late look (step 5). Member p started this round after completing the previous one, which
 // needed our previous arrival, which came after our previous start; p gives up no sooner than
@@ -95,6 +105,7 @@
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/host_barrier.hpp"
+#include "registry/protocols/roll_call.hpp"
 #include "registry/protocols/timed_rounds.hpp"
 #include "registry/protocols/waited_in.hpp"
 #include "registry/registry.hpp"
@@ -121,14 +132,33 @@ constexpr auto kLateNoticeGrace = std::chrono::milliseconds(1);
 constexpr double kRollCallShare = 0.5;
 constexpr double kRollCallMinimum = 0.05;  ///< seconds
 constexpr double kRollCallMaximum = 1.0;   ///< seconds
+/// The roll call's window (roll_call.hpp): an eighth of the timeout, within bounds: long enough
+/// for a member that polls (every millisecond at most, 10 ms in a barrier's first wait) to
+/// answer on a loaded machine, short enough that the levels' windows end soon after the timeout.
+constexpr double kWindowShare = 1.0 / 8;
+constexpr double kWindowMinimum = 0.02;   ///< seconds
+constexpr double kWindowMaximum = 0.125;  ///< seconds
 constexpr auto kRollCallPoll = std::chrono::microseconds(200);
 /// How long a timed host-barrier failure listens for the missing members' sets (waited_in.hpp).
 constexpr double kHostAnswerGrace = 0.25;  ///< seconds
 
-std::vector<char> bytes_of(const Round& round) {
-  std::vector<char> bytes(sizeof round);
-  std::memcpy(bytes.data(), &round, sizeof round);
-  return bytes;
+/// A message of the GAVE_UP tag, read: who sent it, its head, the members it knows present.
+struct Heard {
+  int source = 0;
+  Notice notice;
+  RollCall::Bitmap present;
+};
+
+/// `bytes` as this set's GAVE_UP message, or nothing (too short, or another set's whose tag
+/// collides with ours: its hash differs).
+std::optional<Heard> read_notice(const Entry& entry, const char* bytes, std::size_t size, int source) {
+  Heard heard;
+  if (size < sizeof heard.notice) return std::nullopt;
+  std::memcpy(&heard.notice, bytes, sizeof heard.notice);
+  if (heard.notice.hash != entry.hash) return std::nullopt;
+  heard.source = source;
+  heard.present.assign(bytes + sizeof heard.notice, bytes + size);
+  return heard;
 }
 
 void abandon(Entry& entry, std::string reason) {
@@ -143,52 +173,60 @@ void abandon(Entry& entry, std::string reason) {
 /// a notice that turns out to be another set's).
 void post_gave_up_receive(const Entry& entry, TimedRounds& rounds, MPI_Comm control) {
   MpiLock lock;
-  check_mpi(MPI_Irecv(&rounds.gave_up_notice, sizeof(Round), MPI_BYTE, MPI_ANY_SOURCE, entry.gave_up_tag, control,
-                      &rounds.gave_up_request()),
+  check_mpi(MPI_Irecv(rounds.gave_up_notice.data(), static_cast<int>(rounds.gave_up_notice.size()), MPI_BYTE,
+                      MPI_ANY_SOURCE, entry.gave_up_tag, control, &rounds.gave_up_request()),
             "MPI_Irecv");
 }
 
 /// The set's TimedRounds, made (and its GAVE_UP receive posted) on its first timed round.
 TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
   if (!entry.timed) {
-    entry.timed = std::make_unique<TimedRounds>(entry.members, me);
+    entry.timed =
+        std::make_unique<TimedRounds>(entry.members, me, static_cast<std::size_t>(runtime_state().size));
     post_gave_up_receive(entry, *entry.timed, control);
   }
   return *entry.timed;
 }
 
-/// Receives the GAVE_UP notices already queued for this set that no posted receive took (the
-/// failure path only, so probing is fine here), adding their senders.
-void drain_gave_up(const Entry& entry, MPI_Comm control, std::set<int>& givers) {
+/// Receives the GAVE_UP messages already queued for this set that no posted receive took (the
+/// failure path only, so probing is fine here), adding them to `heard`.
+void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<Heard>& heard) {
   for (;;) {
     MPI_Status status;
     std::vector<char> bytes;
     if (!take_message(entry.gave_up_tag, control, bytes, status)) break;
-    Round notice{};
-    if (bytes.size() != sizeof notice) continue;  // not a notice of this protocol
-    std::memcpy(&notice, bytes.data(), sizeof notice);
-    // A notice for another set whose tag collides with ours is dropped (its hash differs).
-    if (notice.hash == entry.hash) givers.insert(status.MPI_SOURCE);
+    // Another set's message whose tag collides with ours is dropped (its hash differs).
+    if (auto one = read_notice(entry, bytes.data(), bytes.size(), status.MPI_SOURCE)) heard.push_back(std::move(*one));
   }
 }
 
-/// After the GAVE_UP receive completed with `status`: the members that gave up (for this round
-/// or an earlier one: either way the set is abandoned on their side), sorted; the receive is
+/// The posted GAVE_UP receive's message after it completed with `status`, or nothing when it
+/// was another set's.
+std::optional<Heard> posted_notice(const Entry& entry, TimedRounds& rounds, const MPI_Status& status) {
+  int size = 0;
+  MPI_Get_count(&status, MPI_BYTE, &size);
+  return read_notice(entry, rounds.gave_up_notice.data(), static_cast<std::size_t>(std::max(size, 0)),
+                     status.MPI_SOURCE);
+}
+
+/// After the GAVE_UP receive completed with `status`: the messages of members that gave up (on
+/// this round or an earlier one: either way the set is abandoned on their side); the receive is
 /// then not posted again, as the set is about to be abandoned here too. Empty for another set's
-/// notice whose tag collides with ours (its hash differs): the receive is posted again.
-std::vector<int> take_gave_up(const Entry& entry, TimedRounds& rounds, const MPI_Status& status, MPI_Comm control) {
-  if (rounds.gave_up_notice.hash != entry.hash) {
+/// message whose tag collides with ours: the receive is posted again.
+std::vector<Heard> take_gave_up(const Entry& entry, TimedRounds& rounds, const MPI_Status& status, MPI_Comm control) {
+  auto first = posted_notice(entry, rounds, status);
+  if (!first) {
     post_gave_up_receive(entry, rounds, control);
     return {};
   }
-  std::set<int> givers{status.MPI_SOURCE};
-  drain_gave_up(entry, control, givers);
-  return {givers.begin(), givers.end()};
+  std::vector<Heard> heard{std::move(*first)};
+  drain_gave_up(entry, control, heard);
+  return heard;
 }
 
-/// Whether a GAVE_UP has come (MPI_Test: one progress pass when it has not): its senders, or
+/// Whether a GAVE_UP has come (MPI_Test: one progress pass when it has not): the messages, or
 /// empty.
-std::vector<int> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm control) {
+std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm control) {
   if (rounds.gave_up_request() == MPI_REQUEST_NULL) return {};
   int flag = 0;
   MPI_Status status;
@@ -196,9 +234,29 @@ std::vector<int> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm 
     MpiLock lock;
     check_mpi(MPI_Test(&rounds.gave_up_request(), &flag, &status), "MPI_Test");
   }
-  return flag != 0 ? take_gave_up(entry, rounds, status, control) : std::vector<int>();
+  return flag != 0 ? take_gave_up(entry, rounds, status, control) : std::vector<Heard>();
 }
 
+/// The members that gave up, from their messages: the senders, and the members their bitmaps
+/// name present (all of them in the roll call too), but this instance, sorted.
+std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, int me) {
+  std::set<int> givers;
+  for (const auto& one : heard) {
+    givers.insert(one.source);
+    for (std::size_t i = 0; i < entry.members.size(); ++i) {
+      if (RollCall::bit(one.present, i)) givers.insert(entry.members[i]);
+    }
+  }
+  givers.erase(me);
+  return {givers.begin(), givers.end()};
+}
+
+/// The senders of `heard`, sorted.
+std::vector<int> senders_of(const std::vector<Heard>& heard) {
+  std::set<int> senders;
+  for (const auto& one : heard) senders.insert(one.source);
+  return {senders.begin(), senders.end()};
+}
 
 /// On every way out of a round (exceptions included): cancels the ARRIVED receives still
 /// posted, so that none of them takes the next round's message, and hands the sends still in
@@ -270,25 +328,70 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
   }
 }
 
-/// The failure path (step 4): tells every other member that this instance gives up, collects
-/// the others' notices for the roll call's grace, and throws TimeoutError naming the members
-/// never heard from. `givers`: the members whose notices came while this instance still waited.
-[[noreturn]] void roll_call_and_fail(Entry& entry, TimedRounds& rounds, const Round& mine, std::vector<int> givers,
+/// The roll call's window (roll_call.hpp), from the call's timeout.
+double roll_call_window(double seconds) { return std::clamp(seconds * kWindowShare, kWindowMinimum, kWindowMaximum); }
+
+/// When the roll call settles (RollCall::settle: the members still unknown are asked directly):
+/// after levels + 5 windows. A member that waits for an absent one at the top level waits
+/// levels + 1 windows, one more for the fold, and answers and members joining late take a little;
+/// with one member missing the levels are done by then, so only the bad case (whole blocks absent,
+/// asked a window after another) settles.
+double roll_call_settle(double seconds, std::size_t members) {
+  std::size_t levels = 0;
+  while ((std::size_t{2} << levels) <= members) ++levels;
+  return static_cast<double>(levels + 5) * roll_call_window(seconds);
+}
+
+/// How long the roll call lasts: its grace, or longer when its levels need it (until two windows
+/// after it settles). Every member stays this long, answering those that still ask, whatever it
+/// knows already.
+double roll_call_length(double seconds, std::size_t members) {
+  return std::max(roll_call_grace(seconds), roll_call_settle(seconds, members) + 2 * roll_call_window(seconds));
+}
+
+/// The failure path (step 4): the roll call (roll_call.hpp) with the members still in the round,
+/// for roll_call_length, then TimeoutError naming the members that did not take part. `heard`: the
+/// messages that came while this instance still waited (it joins the roll call they started).
+[[noreturn]] void roll_call_and_fail(Entry& entry, TimedRounds& rounds, const Round& mine, std::vector<Heard> heard,
                                      double seconds, MPI_Comm control) {
-  const auto notice = bytes_of(Round{mine.hash, mine.sequence, seconds});
-  for (const auto other : rounds.others) pending_sends().send(notice, other, entry.gave_up_tag, control);
+  const auto& members = entry.members;
+  const auto me = runtime_state().rank;
+  const auto position_of = [&members](int member) {
+    return static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), member) - members.begin());
+  };
+  const auto givers = senders_of(heard);
+  RollCall call(members.size(), position_of(me), roll_call_window(seconds),
+                [&](std::size_t to, RollCall::Kind kind, int level, const RollCall::Bitmap& present) {
+                  const Notice notice{mine.hash, mine.sequence, seconds, static_cast<std::int32_t>(kind), level};
+                  std::vector<char> bytes(sizeof notice + present.size());
+                  std::memcpy(bytes.data(), &notice, sizeof notice);
+                  std::copy(present.begin(), present.end(), bytes.begin() + sizeof notice);
+                  pending_sends().send(std::move(bytes), members[to], entry.gave_up_tag, control);
+                });
   // Which set each missing member waited in (waited_in.hpp): asked of the missing only, once the
   // roll call has named them, so that the failure path sends one more message per missing member
   // rather than one more per member. Notices from members that gave up on another set are
   // answered during the roll call too.
   WaitedIn waited(entry, control);
 
-  std::set<int> heard(givers.begin(), givers.end());
-  const auto grace = roll_call_grace(seconds);
-  const auto roll_call_start = Clock::now();
-  const auto until = roll_call_start + seconds_on_mpi_clock(grace);
-  while (heard.size() < rounds.others.size() && Clock::now() < until) {
-    // The posted receive takes the first notice that comes; the others wait in MPI's queue for
+  const auto start = Clock::now();
+  const auto elapsed = [&start] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  const auto deliver = [&](std::vector<Heard>& messages) {
+    for (const auto& one : messages) {
+      // A message of an earlier round was answered by that round's failure; only this round's count.
+      const auto from = position_of(one.source);
+      if (one.notice.sequence != mine.sequence || from >= members.size() || members[from] != one.source) continue;
+      call.receive(from, static_cast<RollCall::Kind>(one.notice.kind), one.notice.level, one.present, elapsed());
+    }
+    messages.clear();
+  };
+  call.start(0);
+  deliver(heard);
+  const auto settle_at = start + seconds_on_mpi_clock(roll_call_settle(seconds, members.size()));
+  const auto until = start + seconds_on_mpi_clock(roll_call_length(seconds, members.size()));
+  while (Clock::now() < until) {
+    if (!call.done() && Clock::now() >= settle_at) call.settle(elapsed());  // once: it ends in a window
+    // The posted receive takes the first message that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
     if (rounds.gave_up_request() != MPI_REQUEST_NULL) {
       int flag = 0;
@@ -297,20 +400,19 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
         MpiLock lock;
         check_mpi(MPI_Test(&rounds.gave_up_request(), &flag, &status), "MPI_Test");
       }
-      if (flag != 0 && rounds.gave_up_notice.hash == entry.hash) heard.insert(status.MPI_SOURCE);
+      if (flag != 0) {
+        if (auto one = posted_notice(entry, rounds, status)) heard.push_back(std::move(*one));
+      }
     }
     drain_gave_up(entry, control, heard);
+    deliver(heard);
+    call.poll(elapsed());
     waited.take();
-    // Every kRollCallPoll at first, less often as the grace goes on (a member that never comes
-    // keeps the roll call open for all of it).
-    if (heard.size() < rounds.others.size()) {
-      pause_between_polls(Clock::now() - roll_call_start, {}, {}, kRollCallPoll);
-    }
+    // Every kRollCallPoll at first, less often as the roll call goes on.
+    pause_between_polls(Clock::now() - start, {}, {}, kRollCallPoll);
   }
   std::vector<int> missing;
-  for (const auto other : rounds.others) {
-    if (heard.count(other) == 0) missing.push_back(other);
-  }
+  for (const auto position : call.missing()) missing.push_back(members[position]);
   // A missing member that waits in another timed synchronize answers within its polling interval
   // (InterruptPoll::kEvery); one in an untimed wait, or dead, never does: a quarter second at most.
   waited.tell(missing);
@@ -449,15 +551,15 @@ void timed_barrier(Entry& entry, double seconds) {
   //    round that we completed: the race described above)? Looked at after step 0 is out, so
   //    that the MPI progress pass this takes delays nobody; that pass also takes in whatever
   //    has arrived, so a late instance sees the notices sent to it.
-  if (const auto givers = test_gave_up(entry, rounds, control); !givers.empty()) {
-    throw_others_gave_up(entry, givers, seconds, me);
+  if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
+    throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
   }
 
   // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet
   //    (later steps may be in already; testing a completed receive costs nothing and does not
   //    wait). The GAVE_UP receive is looked at only once the wait is long (see the top: "Why it
   //    is shaped for speed"), our sends at the end of the round (RoundCleanup).
-  std::vector<int> early_givers;  // members that gave up on this round while we still waited
+  std::vector<Heard> early;  // the roll call's messages that came while we still waited
   InterruptPoll interrupts;
   std::optional<WaitedIn> waited;  // made once this wait sleeps: answers notices (waited_in.hpp)
   auto last_answer = start;
@@ -483,11 +585,13 @@ void timed_barrier(Entry& entry, double seconds) {
     if (now - start >= kYieldFor) {
       // A notice for an earlier round (which we completed: the race described at the top) fails
       // the call like one found at step 2; one for this round ends the wait (step 4).
-      early_givers = test_gave_up(entry, rounds, control);
-      if (!early_givers.empty() && rounds.gave_up_notice.sequence < mine.sequence) {
-        throw_others_gave_up(entry, early_givers, seconds, me);
-      }
-      if (!early_givers.empty()) break;
+      // A Final means the roll call is over: the others gave up on us before we arrived.
+      early = test_gave_up(entry, rounds, control);
+      const bool over = std::any_of(early.begin(), early.end(), [&mine](const Heard& one) {
+        return one.notice.sequence < mine.sequence || one.notice.kind == static_cast<std::int32_t>(RollCall::Kind::Final);
+      });
+      if (over) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
+      if (!early.empty()) break;
       interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
       if (now - last_answer >= InterruptPoll::kEvery) {
         // A member that gave up on another set asks which set this instance waits in.
@@ -500,8 +604,8 @@ void timed_barrier(Entry& entry, double seconds) {
   }
 
   // 4. Timed out, or another member gave up while steps were still missing here.
-  if (remaining > 0) roll_call_and_fail(entry, rounds, mine, std::move(early_givers), seconds, control);
-  if (!early_givers.empty()) throw_others_gave_up(entry, early_givers, seconds, me);
+  if (remaining > 0) roll_call_and_fail(entry, rounds, mine, std::move(early), seconds, control);
+  if (!early.empty()) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
 
   // 5. Everyone arrived. Were we the late one, whom the others gave up on before we arrived?
   //    (The late look, described at the top.) Their notices were sent before we arrived, but MPI
@@ -514,8 +618,8 @@ void timed_barrier(Entry& entry, double seconds) {
   if (may_be_late) {
     const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
     for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
-      if (const auto givers = test_gave_up(entry, rounds, control); !givers.empty()) {
-        throw_others_gave_up(entry, givers, seconds, me);
+      if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
+        throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
       }
     }
   }

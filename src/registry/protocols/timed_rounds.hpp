@@ -18,15 +18,25 @@
 
 namespace popdist::detail {
 
-/// The payload of ARRIVED and GAVE_UP: the full set hash (tags are only hash modulo the tag
-/// space), the round, and a timeout: in ARRIVED the shortest timeout the sender has heard of in
-/// this round (its own and those of the steps it received), so that after the last step every
-/// member knows the shortest timeout of all members (see timed_barrier.cpp, "the late look");
-/// in GAVE_UP the sender's own.
+/// The payload of ARRIVED: the full set hash (tags are only hash modulo the tag space), the
+/// round, and the shortest timeout the sender has heard of in this round (its own and those of
+/// the steps it received), so that after the last step every member knows the shortest timeout
+/// of all members (see timed_barrier.cpp, "the late look").
 struct Round {
   std::uint64_t hash = 0;
   std::uint64_t sequence = 0;
   double timeout = 0;  ///< seconds
+};
+
+/// The head of a GAVE_UP message, a message of the failure path's roll call (roll_call.hpp): the
+/// set hash and round as in Round, the sender's timeout, the roll call's kind and level; then a
+/// bitmap of the members the sender knows present, one bit per position of the sorted members.
+struct Notice {
+  std::uint64_t hash = 0;
+  std::uint64_t sequence = 0;
+  double timeout = 0;  ///< seconds
+  std::int32_t kind = 0;
+  std::int32_t level = 0;
 };
 
 /// A step's partner when the step only sends or only receives (recursive doubling's fold).
@@ -69,14 +79,16 @@ struct Step {
 /// deleted, so MPI may keep writing into it until finalize cancels the GAVE_UP receive).
 struct TimedRounds {
   /// `members` sorted, `me` among them.
-  TimedRounds(const std::vector<int>& members, int me)
-      : TimedRounds(members, me,
+  /// `instances`: how many the job has (a GAVE_UP message of any set fits the receive buffer).
+  TimedRounds(const std::vector<int>& members, int me, std::size_t instances)
+      : TimedRounds(members, me, instances,
                     recursive_doubling_steps(members.size(), static_cast<std::size_t>(
                                                                  std::lower_bound(members.begin(), members.end(), me) -
                                                                  members.begin()))) {}
-  TimedRounds(const std::vector<int>& members, int me, const std::vector<Step>& schedule)
+  TimedRounds(const std::vector<int>& members, int me, std::size_t instances, const std::vector<Step>& schedule)
       : steps(schedule.size()),
         incoming(steps),
+        gave_up_notice(sizeof(Notice) + (instances + 7) / 8),
         requests(2 * steps + 1, MPI_REQUEST_NULL),
         received(steps, 0),
         outgoing(std::make_shared<std::vector<Round>>(steps)) {
@@ -101,7 +113,9 @@ struct TimedRounds {
   std::vector<int> receive_from;    ///< by step: the instance it receives from, or kNoPartner
   std::vector<int> others;          ///< the members but this instance, sorted (GAVE_UP goes to all)
   std::vector<Round> incoming;      ///< ARRIVED payloads, by step
-  Round gave_up_notice;             ///< the GAVE_UP payload (MPI_ANY_SOURCE)
+  /// The GAVE_UP receive's buffer (MPI_ANY_SOURCE): a Notice and a bitmap as long as the job's
+  /// largest set could need, so that another set's message on a colliding tag is not truncated.
+  std::vector<char> gave_up_notice;
   std::vector<MPI_Request> requests;
   std::vector<char> received;        ///< by step, this round (char, not the bit-packed vector<bool>)
   /// This round's ARRIVED payloads, by step. Shared: a send still in flight at the end of its

@@ -1,0 +1,148 @@
+#pragma once
+// The roll call of a failed timed synchronize (timed_barrier.cpp): which members of a set are
+// present, found with O(log k) messages per member when few are missing. Pure logic, no MPI: the
+// caller delivers messages and the time, and sends what the roll call hands to its callback, so
+// that tests/unit/test_roll_call.cpp can run it over every subset of missing members.
+//
+// Shape: the recursive-doubling schedule of the barrier itself (timed_rounds.hpp). With p2 the
+// largest power of two <= k, positions 0..p2-1 are the slots of a hypercube, and a position
+// p2 + i beyond them (an extra) folds into slot i: the two exchange a Fold message first, and the
+// slot's actor -- its first position, or the extra when that one is silent for a window -- runs
+// the hypercube for both. At level s the actor of slot i needs the state of the partner block
+// Q_s(i), the 2^s slots (with their extras) containing i XOR 2^s; every message is sent only by an
+// actor that has finished the levels below (it knows its own block exactly) and carries a bitmap
+// of the positions it knows present, so any one level-s message from Q_s gives the whole block.
+// The actor asks its natural partner first; a window later without a level-s message from Q_s, it
+// asks the next slot of Q_s (first the partner's neighbour across half the block, XOR 2^(s-1) + 1,
+// then bit-reversed order, so that the second tries that one absent member causes at different
+// levels land on different members; first positions without an extra before those with one,
+// which send the fold's messages already), then 2, 4, ...
+// per window (extras after first positions), until one answers (late answers count, as long as
+// the level is open) or all have been asked: then the whole block is absent. A request is
+// answered (once per requester and level) once the actor has finished the levels below it, unless
+// the actor's own request of that level went to the requester already. After the last level the
+// actor knows every position: it tells its extra (Final), and sends a Final to each absent member
+// it is the nearest present one to (unless it sent that member something already), so that a
+// member arriving late finds a notice and fails.
+//
+// Why "absent" is never said of a member that takes part. A member answers only once it has
+// finished the levels below, and it may have spent windows there asking absent members: a
+// requester that gave it only one window would take it for absent. So the windows grow by one per
+// level (level s: s + 2 windows; the fold's: one), longer than any wait one absent member causes
+// below; and a member that has held a request for all but half a window of the requester's
+// window tells the requester to wait for it (Hold), which then asks nobody else at that level.
+// The unit test checks the names over every subset of absent members, with members that start
+// at once and members that start only when a first message reaches them.
+//
+// The way out (settle). When whole blocks are absent, the levels ask them a batch per window with
+// windows that grow per level, and lags add up from level to level: tens of windows. The caller
+// bounds that (timed_barrier.cpp: after levels + 5 windows, later than the one-absent case needs):
+// a member not done by then asks every member still unknown to it directly (Probe; every member
+// answers Here at once, whatever it is doing) and takes the silent ones for absent a window later.
+// The names stay exact; the messages are then up to one per unknown member and one per member
+// that asks this one.
+//
+// Cost, counted by the unit test over every subset for k <= 10: at most ceil(log2 k) + 1 messages
+// per member with nobody absent (the levels, and a fold's message), ceil(log2 k) + 2 with one
+// member absent (one more when members start only as a first message reaches them: a Hold); in
+// general each absent member asked costs its asker a message, so a block holding a present member
+// among many absent ones costs up to its size (the bad case: O(k) for a member whose partner block
+// is mostly absent), and up to 2k + ceil(log2 k) + 2 when the roll call has to settle. Time: the
+// one-absent case ends within levels + 2 windows (and the message latencies); whole absent blocks
+// take a window per batch asked, up to the settling.
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace popdist::detail {
+
+class RollCall {
+ public:
+  enum class Kind : std::uint8_t { Fold = 1, Request = 2, Answer = 3, Final = 4, Hold = 5, Probe = 6, Here = 7 };
+  /// Present positions, bit i of byte i / 8 (bytes_for(count) bytes).
+  using Bitmap = std::vector<std::uint8_t>;
+  /// Sends `kind` at `level` with `present` to the member at position `to`.
+  using Send = std::function<void(std::size_t to, Kind kind, int level, const Bitmap& present)>;
+
+  [[nodiscard]] static std::size_t bytes_for(std::size_t count) noexcept { return (count + 7) / 8; }
+  [[nodiscard]] static bool bit(const Bitmap& bits, std::size_t i) noexcept {
+    return i / 8 < bits.size() && (bits[i / 8] >> (i % 8) & 1U) != 0;
+  }
+
+  /// `count` members, this one at `position`; `window`: how long an asked member has to answer
+  /// (any unit, the same as the times given to start, receive and poll).
+  RollCall(std::size_t count, std::size_t position, double window, Send send);
+
+  void start(double now);
+  void receive(std::size_t from, Kind kind, int level, const Bitmap& present, double now);
+  /// Ends the windows that have run out (asks the next members, or gives a block up as absent).
+  void poll(double now);
+
+  /// The way out when the levels take too long (whole blocks absent, each asked a window after
+  /// another): asks every member whose state is still unknown directly (Probe), and a window
+  /// later takes those that did not answer (Here) for absent. Every member answers a Probe at
+  /// once, whatever it is doing.
+  void settle(double now);
+
+  /// Every position is known present or absent.
+  [[nodiscard]] bool done() const noexcept { return role_ == Role::Done; }
+  /// The positions not known present (at the end: exactly the absent ones), sorted.
+  [[nodiscard]] std::vector<std::size_t> missing() const;
+  /// How many messages this member sent.
+  [[nodiscard]] std::size_t sent() const noexcept { return sent_; }
+
+ private:
+  enum class Role { Idle, Folding, Actor, Follower, Settling, Done };
+  enum class State : std::uint8_t { Unknown, Present, Absent };
+
+  void send(std::size_t to, Kind kind, int level);
+  void advance(double now);
+  void begin_acting(double now);
+  void ask_next(double now);
+  void finish_level();
+  void finish();
+  void answer_requests();
+  void hold_requests(double now);
+  void merge_block(int level, const Bitmap& present);
+  [[nodiscard]] Bitmap known() const;
+  [[nodiscard]] std::vector<std::size_t> block(int level) const;  ///< the positions of Q_level
+  [[nodiscard]] bool in_block(int level, std::size_t position) const;
+  [[nodiscard]] std::vector<std::size_t> candidates(int level) const;
+  /// How long the members asked at `level` have to answer: a window more than at the level below,
+  /// so that a member that waited for an absent member there is not taken for absent itself.
+  [[nodiscard]] double window_of(int level) const noexcept { return window_ * (level + 2); }
+  [[nodiscard]] std::size_t slot_of(std::size_t position) const noexcept {
+    return position < p2_ ? position : position - p2_;
+  }
+
+  std::size_t count_;
+  std::size_t me_;
+  double window_;
+  Send send_;
+  std::size_t p2_ = 1;
+  int levels_ = 0;
+  std::size_t slot_;
+  std::vector<State> state_;
+  Role role_ = Role::Idle;
+  double fold_until_ = 0;
+  double settle_until_ = 0;
+  std::set<std::size_t> probed_by_;        ///< members this one answered a Probe
+  int level_ = 0;                          ///< the actor's current level
+  std::vector<std::size_t> asking_;        ///< this level's candidates, in order
+  std::size_t asked_ = 0;                  ///< how many of them were asked
+  double level_until_ = 0;                 ///< when the current window ends
+  std::vector<std::pair<bool, Bitmap>> data_;   ///< by level: a level-s message from Q_s came
+  std::map<std::pair<int, std::size_t>, double> requests_;  ///< (level, requester): when it came
+  std::set<std::pair<int, std::size_t>> held_;      ///< (level, requester) told to wait
+  std::vector<char> hold_;                 ///< by level: a member of Q_s said it will answer
+  std::set<std::pair<int, std::size_t>> sent_at_;   ///< (level, member) sent a level message
+  std::vector<char> messaged_;             ///< by position: sent anything to it
+  std::size_t sent_ = 0;
+};
+
+}  // namespace popdist::detail
