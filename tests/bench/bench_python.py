@@ -6,7 +6,6 @@ installed), interleaved, under mpirun at any number of ranks. Rank 0 prints JSON
 
 import argparse
 import os
-import socket
 import sys
 from array import array
 
@@ -69,12 +68,6 @@ def bench_execute_on_instances(comm, ranks, rounds):
     emit("python", "py_execute", ranks, figures)
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def bench_torch_barrier(comm, ranks, rounds):
     try:
         import torch.distributed as dist
@@ -82,9 +75,15 @@ def bench_torch_barrier(comm, ranks, rounds):
         emit("python", "py_torch", ranks, [{"key": "torch_gloo", "label": "torch.distributed.barrier() (gloo)",
                                             "skipped": f"PyTorch is not installed ({error})"}])
         return
-    port = comm.bcast(free_port() if comm.Get_rank() == 0 else None, root=0)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=comm.Get_rank(), world_size=ranks)
+    # Rank 0's store listens on a port the kernel picks and keeps it (picking a port, releasing it
+    # and binding it again later would leave it to any process in between); the others learn it
+    # through MPI.
+    host, rank = "127.0.0.1", comm.Get_rank()
+    store = dist.TCPStore(host, 0, ranks, True, wait_for_workers=False) if rank == 0 else None
+    port = comm.bcast(store.port if rank == 0 else None, root=0)
+    if rank != 0:
+        store = dist.TCPStore(host, port, ranks, False)
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=ranks)
     figures = run_interleaved(
         comm,
         MPI,
