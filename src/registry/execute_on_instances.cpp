@@ -95,20 +95,18 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
     }
   };
 
+  // A member's position in the sorted members is its rank in the set's communicator; looked up
+  // on failure only.
   const int count = static_cast<int>(entry.members.size());
-  int position = 0;
-  {
-    detail::MpiLock lock;
-    detail::check_mpi(MPI_Comm_rank(entry.comm, &position), "MPI_Comm_rank");
-  }
-  const int mine = failure ? position : count;
+  const int mine =
+      failure ? static_cast<int>(detail::position_of(entry.members, detail::runtime_state().rank)) : count;
   int lowest_failed = count;
   complete([&](MPI_Request* request) { return MPI_Iallreduce(&mine, &lowest_failed, 1, MPI_INT, MPI_MIN, entry.comm, request); },
            "MPI_Iallreduce");
   if (lowest_failed == count) return;
 
   FailureInfo info;
-  if (position == lowest_failed) info = describe_safely(describe, failure);
+  if (mine == lowest_failed) info = describe_safely(describe, failure);
   int lengths[2] = {static_cast<int>(info.type.size()), static_cast<int>(info.message.size())};
   complete([&](MPI_Request* request) { return MPI_Ibcast(lengths, 2, MPI_INT, lowest_failed, entry.comm, request); },
            "MPI_Ibcast");

@@ -2,6 +2,8 @@
 // Pure helpers for sets of instances: validation with clear errors, printing, a stable hash
 // (the same on every instance, so it can choose MPI tags), and the tags derived from it.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -23,6 +25,14 @@ namespace popdist::detail {
 /// The same for a std::set (which cannot hold duplicates).
 [[nodiscard]] std::vector<int> validated_members(const InstanceSet& participants, int num_instances,
                                                  const char* function);
+
+/// The position of `instance` among `sorted_members` (its rank in the set's communicator, its
+/// slot in the protocols' schedules); the member count when it is not one of them.
+[[nodiscard]] inline std::size_t position_of(const std::vector<int>& sorted_members, int instance) noexcept {
+  const auto found = std::lower_bound(sorted_members.begin(), sorted_members.end(), instance);
+  return found != sorted_members.end() && *found == instance ? static_cast<std::size_t>(found - sorted_members.begin())
+                                                             : sorted_members.size();
+}
 
 /// FNV-1a over the sorted members: identical on every instance and every run.
 [[nodiscard]] std::uint64_t set_hash(const std::vector<int>& sorted_members) noexcept;

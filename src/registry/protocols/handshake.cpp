@@ -160,8 +160,7 @@ class HandshakeRun {
                MPI_Comm control, const Deadline& deadline)
       : members_(members), digest_(digest), id_(id), me_(me), control_(control), deadline_(deadline) {
     const auto count = members.size();
-    const auto position =
-        static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), me) - members.begin());
+    const auto position = position_of(members, me);
     // The timed synchronize's schedule (timed_rounds.hpp): recursive doubling, members beyond
     // the largest power of two folded in; a step without a receive is in from the start.
     for (const auto& step : recursive_doubling_steps(count, position)) {

@@ -36,7 +36,7 @@ void RollCall::start(double now) {
     fold_until_ = now + window_;
     send(fold_partner, Kind::Fold, -1);
   } else {
-    begin_acting(now);
+    begin_acting();
   }
   advance(now);
 }
@@ -56,7 +56,7 @@ void RollCall::receive(std::size_t from, Kind kind, int level, const Bitmap& pre
         if (me_ >= p2_) {
           role_ = Role::Follower;  // the first position acts for the slot and tells this one at the end
         } else {
-          begin_acting(now);
+          begin_acting();
         }
       }
       break;
@@ -97,7 +97,7 @@ void RollCall::poll(double now) {
     role_ = Role::Done;
   } else if (role_ == Role::Folding && now >= fold_until_) {
     state_[me_ >= p2_ ? me_ - p2_ : me_ + p2_] = State::Absent;  // silent for a window
-    begin_acting(now);
+    begin_acting();
   } else if (role_ == Role::Actor && level_ < levels_ && !data_[static_cast<std::size_t>(level_)].first &&
              hold_[static_cast<std::size_t>(level_)] == 0 && asked_ > 0 && now >= level_until_) {
     if (asked_ < asking_.size()) {
@@ -126,11 +126,10 @@ void RollCall::send(std::size_t to, Kind kind, int level) {
   send_(to, kind, level, known());
 }
 
-void RollCall::begin_acting(double now) {
+void RollCall::begin_acting() {
   role_ = Role::Actor;
   level_ = 0;
   asked_ = 0;
-  (void)now;
 }
 
 /// Asks the next batch of this level's candidates (1, 1, 2, 4, ... per window).

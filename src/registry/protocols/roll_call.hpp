@@ -102,7 +102,7 @@ class RollCall {
 
   void send(std::size_t to, Kind kind, int level);
   void advance(double now);
-  void begin_acting(double now);
+  void begin_acting();
   void ask_next(double now);
   void finish_level();
   void finish();

@@ -356,11 +356,8 @@ double roll_call_length(double seconds, std::size_t members) {
                                      double seconds, MPI_Comm control) {
   const auto& members = entry.members;
   const auto me = runtime_state().rank;
-  const auto position_of = [&members](int member) {
-    return static_cast<std::size_t>(std::lower_bound(members.begin(), members.end(), member) - members.begin());
-  };
   const auto givers = senders_of(heard);
-  RollCall call(members.size(), position_of(me), roll_call_window(seconds),
+  RollCall call(members.size(), position_of(members, me), roll_call_window(seconds),
                 [&](std::size_t to, RollCall::Kind kind, int level, const RollCall::Bitmap& present) {
                   const Notice notice{mine.hash, mine.sequence, seconds, static_cast<std::int32_t>(kind), level};
                   std::vector<char> bytes(sizeof notice + present.size());
@@ -379,8 +376,8 @@ double roll_call_length(double seconds, std::size_t members) {
   const auto deliver = [&](std::vector<Heard>& messages) {
     for (const auto& one : messages) {
       // A message of an earlier round was answered by that round's failure; only this round's count.
-      const auto from = position_of(one.source);
-      if (one.notice.sequence != mine.sequence || from >= members.size() || members[from] != one.source) continue;
+      const auto from = position_of(members, one.source);  // the member count for a non-member
+      if (one.notice.sequence != mine.sequence || from >= members.size()) continue;
       call.receive(from, static_cast<RollCall::Kind>(one.notice.kind), one.notice.level, one.present, elapsed());
     }
     messages.clear();

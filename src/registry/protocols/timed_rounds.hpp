@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "mpi/clock.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/roll_call.hpp"
 
 namespace popdist::detail {
 
@@ -81,14 +83,11 @@ struct TimedRounds {
   /// `members` sorted, `me` among them.
   /// `instances`: how many the job has (a GAVE_UP message of any set fits the receive buffer).
   TimedRounds(const std::vector<int>& members, int me, std::size_t instances)
-      : TimedRounds(members, me, instances,
-                    recursive_doubling_steps(members.size(), static_cast<std::size_t>(
-                                                                 std::lower_bound(members.begin(), members.end(), me) -
-                                                                 members.begin()))) {}
-  TimedRounds(const std::vector<int>& members, int me, std::size_t instances, const std::vector<Step>& schedule)
+      : TimedRounds(members, instances, recursive_doubling_steps(members.size(), position_of(members, me))) {}
+  TimedRounds(const std::vector<int>& members, std::size_t instances, const std::vector<Step>& schedule)
       : steps(schedule.size()),
         incoming(steps),
-        gave_up_notice(sizeof(Notice) + (instances + 7) / 8),
+        gave_up_notice(sizeof(Notice) + RollCall::bytes_for(instances)),
         requests(2 * steps + 1, MPI_REQUEST_NULL),
         received(steps, 0),
         outgoing(std::make_shared<std::vector<Round>>(steps)) {
@@ -96,9 +95,6 @@ struct TimedRounds {
       send_to.push_back(step.sends ? members[step.send_to] : kNoPartner);
       receive_from.push_back(step.receives ? members[step.receive_from] : kNoPartner);
       if (step.receives) ++receives;
-    }
-    for (const auto member : members) {
-      if (member != me) others.push_back(member);
     }
   }
 
@@ -111,7 +107,6 @@ struct TimedRounds {
   std::size_t receives = 0;         ///< how many of them receive
   std::vector<int> send_to;         ///< by step: the instance it sends to, or kNoPartner
   std::vector<int> receive_from;    ///< by step: the instance it receives from, or kNoPartner
-  std::vector<int> others;          ///< the members but this instance, sorted (GAVE_UP goes to all)
   std::vector<Round> incoming;      ///< ARRIVED payloads, by step
   /// The GAVE_UP receive's buffer (MPI_ANY_SOURCE): a Notice and a bitmap as long as the job's
   /// largest set could need, so that another set's message on a colliding tag is not truncated.
