@@ -15,7 +15,9 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   HANDSHAKE_MESSAGE_BYTES per message it may send (with the list, 2 KB per Hello at 256);
 - a timed synchronize over all N instances that the last one never calls ends on every
   other member with a TimeoutError naming exactly that member (the probe exits non-zero
-  otherwise).
+  otherwise); so does a registration with a timeout over all but instance 0 (a new set, so that
+  registration's handshake runs), within 3 ceil(log2 N) + 3 messages per member (Hellos,
+  presences to the same partners, the roll call).
 
 Usage: python3 check_simulated.py PROBE PLATFORM [N]
 """
@@ -68,6 +70,10 @@ def main():
         # when members join late or must be told to wait), and one question to the missing
         # member: which set did it wait in (waited_in.hpp). It was all-to-all, k - 1 notices.
         "synchronize_timed_missing": 4 * log + 2,
+        # A registration with a timeout that the same member never comes to: the handshake's
+        # ceil(log2 k) Hellos, its first escalation's presences to the same partners, and the
+        # roll call (as above). It was all-to-all, k - 1 GaveUp notices from every member.
+        "register_timed_missing": 3 * log + 3,
     }
     failures = []
     for step, bound in bounds.items():
@@ -90,6 +96,8 @@ def main():
             failures.append(f"register_all: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
     if "timeout_message" not in steps:
         failures.append("the timed synchronize without a member did not report its TimeoutError")
+    if "registration_timeout_message" not in steps:
+        failures.append("the registration without a member did not report its TimeoutError")
     for failure in failures:
         print("check_simulated: " + failure, file=sys.stderr)
     return 1 if failures else 0

@@ -12,7 +12,9 @@
 //
 // --never-arrives R adds a last step: a timed synchronize over every K-th instance
 // (--missing-stride K, default 1: all) that member R (one of them) never calls; every other
-// member must get a TimeoutError naming exactly R (exit status 3 otherwise).
+// member must get a TimeoutError naming exactly R (exit status 3 otherwise). Before it, a
+// registration with the same timeout over that set without its first member other than R (a new
+// set, so that registration's handshake runs) that R never calls: the same check.
 //
 // --last STEP ends the probe after the step named STEP (e.g. register_all): at 4,096 simulated
 // ranks each step takes minutes of the simulation's real time, and a question about one step
@@ -26,6 +28,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -237,6 +240,34 @@ int main(int argc, char** argv) {
         step("register_missing_set", false, [&set] {
           if (g_rank % g_options.missing_stride == 0) popdist::register_communicator(set, "scale/missing");
         }, g_rank % stride == 0);
+      }
+      // The same member never registers a set either: a registration with a timeout over the
+      // set without its first other member (a set not registered yet, so that the handshake
+      // runs) ends in a TimeoutError naming exactly the absent member, through the roll call.
+      auto fresh = set;
+      fresh.erase(absent == *set.begin() ? *std::next(set.begin()) : *set.begin());
+      if (fresh.size() >= 2) {
+        const bool fresh_member = fresh.count(g_rank) != 0 && g_rank != absent;
+        step("register_timed_missing", false, [absent, fresh_member, &fresh, &status] {
+          if (!fresh_member) return;
+          try {
+            popdist::register_communicator(fresh, "scale/missing-registration", popdist::Seconds(g_options.timeout));
+            std::fprintf(stderr, "scale_probe: instance %d: the registration without instance %d returned\n", g_rank,
+                         absent);
+            status = 3;
+          } catch (const popdist::TimeoutError& error) {
+            const std::string text = error.what();
+            const std::string named = ": instance " + std::to_string(absent) + " did not register it within";
+            if (text.find(named) == std::string::npos) {
+              std::fprintf(stderr, "scale_probe: instance %d: the registration's timeout does not name instance %d: "
+                                   "%s\n", g_rank, absent, text.c_str());
+              status = 3;
+            } else if (g_rank == *fresh.begin()) {
+              std::printf("{\"n\": %d, \"step\": \"registration_timeout_message\", \"text\": \"...%s\"}\n",
+                          g_size, text.substr(text.find(named) + 2).c_str());
+            }
+          }
+        }, fresh_member);
       }
       const char* const id = stride > 1 ? "scale/missing" : "scale/all";
       step("synchronize_timed_missing", false, [absent, id, &status] {

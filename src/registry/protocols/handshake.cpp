@@ -44,10 +44,12 @@
 //   messages. A member busy registering another set that contains the sender finds the conflict
 //   from it. Members arriving seconds apart -- start-up alone spreads them so at scale -- stay at
 //   O(log k) messages each.
-// - after kBroadcastAfter (30 s, or a quarter of its timeout when that is shorter) it sends
-//   Presence to every other member, once: O(k) messages, so that every pairwise conflict is
-//   still found (a conflict between members that are not partners in either set is found only
-//   here), but only by a registration that has waited that long.
+// - without a deadline, after kBroadcastAfter (30 s) it sends Presence to every other member,
+//   once: O(k) messages, so that every pairwise conflict is still found (a conflict between
+//   members that are not partners in either set is found only here) where nothing else would
+//   end the wait, but only by a registration that has waited that long. With a deadline there is
+//   no such stage: the deadline ends the wait, and its roll call (below) names the members that
+//   did not come, the conflicting one among them, in O(log k) messages per member.
 // A Presence is judged like any other message (a member of my set present in another set that
 // contains me: inconsistent). Cycles of three or more sets registered in rotating orders are not
 // found (no message of one set reaches a member of the same set busy elsewhere): the timeout ends
@@ -59,13 +61,17 @@
 // once, and stale messages about them are dropped.
 //
 // With a deadline (POPDIST_SYNC_TIMEOUT or the caller's timeout), a member still waiting when it
-// passes sends GaveUp to every other member and throws TimeoutError naming the members it never
-// heard from (every member waiting has escalated by then, so those are the ones that did not
-// come). A member that was waiting fails with that notice; one that arrives late finds it, and
-// before MPI_Comm_create_group every member looks once more for a GaveUp or a Mismatch about its
-// set, so that a late member does not enter the creation alone. (A late member whose last Hello
-// arrives in the instant between that look and a peer's deadline can still enter it: any timeout
-// has that race.)
+// passes starts the timed synchronize's roll call (roll_call.hpp) over the set's positions, its
+// messages (Roll) on the handshake's tag: the members still waiting take part as its first
+// message reaches them, and each throws TimeoutError naming exactly the members that did not take
+// part, for roll_call_length. It costs ceil(log2 k) + 2 messages per member when one member is
+// missing, where telling every member (GaveUp, as it was) cost k - 1. Every missing member is sent
+// at least one of its messages: one that arrives late finds it when it first looks (or later a
+// Final, the roll call's last word) and fails naming the members that gave up; one busy with
+// another set keeps it for when it gets to this one. Before MPI_Comm_create_group every member
+// looks once more for a Roll or a Mismatch about its set, so that a late member does not enter
+// the creation alone. (A late member whose last Hello arrives in the instant between that look
+// and a peer's deadline can still enter it: any timeout has that race.)
 #include "registry/protocols/handshake.hpp"
 
 #include <fmt/format.h>
@@ -76,6 +82,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -87,6 +94,7 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
+#include "registry/protocols/roll_call.hpp"
 #include "registry/protocols/timed_rounds.hpp"
 
 namespace popdist::detail {
@@ -130,26 +138,36 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
   throw UsageError(text);
 }
 
-void Handshake::give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
-                        MPI_Comm control, const char* caller) {
-  const std::vector<int> absent(missing.begin(), missing.end());
+void Handshake::give_up(const std::vector<int>& members, const std::vector<int>& missing, double seconds, int me,
+                        const char* caller) {
   // Named after the call the user made: execute_on_instances and synchronize create their set's
   // communicator on first use, and "did not register it" would puzzle their callers.
   const bool registering = std::string_view(caller) == "register_communicator";
-  const auto text = fmt::format("{} over {}: instance{} {} did not {} within {} s "
-                                "(instance {} gave up waiting; the set cannot be created in this job)",
-                                caller, format_set(members), absent.size() == 1 ? "" : "s", fmt::join(absent, ", "),
-                                registering ? "register it" : "come to create the set's communicator", seconds, me);
+  const auto what = missing.empty()
+                        ? std::string("every member came, but not before a member's timeout ran out")
+                        : fmt::format("instance{} {} did not {} within {} s", missing.size() == 1 ? "" : "s",
+                                      fmt::join(missing, ", "),
+                                      registering ? "register it" : "come to create the set's communicator", seconds);
+  const auto text = fmt::format("{} over {}: {} (instance {} gave up waiting; the set cannot be created in this job)",
+                                caller, format_set(members), what, me);
   poison(members, text);
-  send_to_others(HandshakeMessage{HandshakeMessage::GaveUp, digest_of(members), members, "", absent, text}, members,
-                 me, control);
-  throw TimeoutError(text, absent);
+  throw TimeoutError(text, missing);
+}
+
+void Handshake::fail_late(const std::vector<int>& members, const std::vector<int>& givers, double seconds, int me,
+                          const char* caller) {
+  const auto text = fmt::format("{} over {}: instance{} {} gave up waiting for this instance (instance {}) before it "
+                                "came (their timeout: {} s); the set cannot be created in this job",
+                                caller, format_set(members), givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), me,
+                                seconds);
+  poison(members, text);
+  throw TimeoutError(text, {me});
 }
 
 namespace {
 
-/// Before a member that still waits tells its partners that it is there, and before it tells
-/// every member of its set (see the top).
+/// Before a member that still waits tells its partners that it is there, and before one without
+/// a deadline tells every member of its set (see the top).
 constexpr auto kEscalateAfter = std::chrono::milliseconds(250);
 constexpr auto kBroadcastAfter = std::chrono::seconds(30);
 
@@ -169,11 +187,7 @@ class HandshakeRun {
       received_.push_back(step.receives ? 0 : 1);
     }
     escalate_after_ = std::chrono::duration_cast<MpiClock::duration>(kEscalateAfter);
-    broadcast_after_ = std::chrono::duration_cast<MpiClock::duration>(kBroadcastAfter);
-    if (deadline.bounded()) {
-      escalate_after_ = std::min(escalate_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
-      broadcast_after_ = std::min(broadcast_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
-    }
+    if (deadline.bounded()) escalate_after_ = std::min(escalate_after_, seconds_on_mpi_clock(deadline.seconds() / 4));
   }
 
   [[nodiscard]] bool done() const noexcept { return next_send_ == send_to_.size() && remaining() == 0; }
@@ -191,10 +205,9 @@ class HandshakeRun {
     return !known_id_.empty() && !message.id.empty() && message.id != known_id_;
   }
 
-  /// Takes a Hello or Presence about this set from `source`: a step that came in (true), a
-  /// presence noted, or nothing new. Ids are checked by the caller.
+  /// Takes a Hello or Presence about this set from `source`: a step that came in, a presence
+  /// noted, or nothing new. Ids are checked by the caller.
   void take(int source, const HandshakeMessage& message) {
-    heard_.insert(source);
     if (known_id_.empty()) known_id_ = message.id;
     if (message.kind != HandshakeMessage::Hello) return;
     for (std::size_t step = 0; step < receive_from_.size(); ++step) {
@@ -214,7 +227,8 @@ class HandshakeRun {
   }
 
   /// Once waiting has lasted long enough: a Presence to the partners this member waits for and
-  /// sends to, once; once it has lasted much longer, to every other member, once (see the top).
+  /// sends to, once; without a deadline, once it has lasted much longer, to every other member,
+  /// once (see the top).
   void escalate_if_due(MpiClock::duration waited) {
     if (!told_partners_ && waited >= escalate_after_) {
       told_partners_ = true;
@@ -230,19 +244,10 @@ class HandshakeRun {
       send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, partners, me_,
                      control_);
     }
-    if (escalated_ || waited < broadcast_after_) return;
+    if (escalated_ || deadline_.bounded() || waited < kBroadcastAfter) return;
     escalated_ = true;
     send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, members_, me_,
                    control_);
-  }
-
-  /// The members never heard from (for the timeout's error).
-  [[nodiscard]] std::set<int> unheard() const {
-    std::set<int> missing;
-    for (const auto member : members_) {
-      if (member != me_ && heard_.count(member) == 0) missing.insert(member);
-    }
-    return missing;
   }
 
  private:
@@ -257,11 +262,9 @@ class HandshakeRun {
   std::vector<int> receive_from_;  ///< by step
   std::vector<char> received_;     ///< by step
   std::size_t next_send_ = 0;
-  std::set<int> heard_;            ///< members that sent a Hello or Presence about this set
   bool told_partners_ = false;
   bool escalated_ = false;
   MpiClock::duration escalate_after_{};
-  MpiClock::duration broadcast_after_{};
 };
 
 }  // namespace
@@ -331,7 +334,44 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
                          source, kHandshakeTag, control);
   };
 
-  // Messages that arrived during earlier handshakes.
+  // The roll call (see the top), once this member's deadline passed or a member's roll call
+  // reached it while it waited; `roll_seconds`: the timeout it runs for.
+  std::optional<RollCall> roll;
+  double roll_seconds = 0;
+  auto roll_start = MpiClock::now();
+  const auto roll_elapsed = [&roll_start] { return std::chrono::duration<double>(MpiClock::now() - roll_start).count(); };
+  const auto start_roll_call = [&](double seconds) {
+    roll_seconds = seconds;
+    roll_start = MpiClock::now();
+    roll.emplace(members.size(), position_of(members, me), roll_call_window(seconds),
+                 [&](std::size_t to, RollCall::Kind kind, int level, const RollCall::Bitmap& present) {
+                   HandshakeMessage message{HandshakeMessage::Roll, digest, {}, "", {}, ""};
+                   message.roll_kind = static_cast<std::int32_t>(kind);
+                   message.roll_level = level;
+                   message.seconds = roll_seconds;
+                   message.present = present;
+                   pending_sends().send(encode(message), members[to], kHandshakeTag, control);
+                 });
+    roll->start(0);
+  };
+  // A Roll about this set: a step of the roll call this member takes part in (it joins as the
+  // first one reaches it while it waits), or the news that the others gave up before this member
+  // came (found as it arrives, or a Final: the roll call is over).
+  const auto take_roll = [&](int source, const HandshakeMessage& message, bool arriving) {
+    const auto kind = static_cast<RollCall::Kind>(message.roll_kind);
+    if (!roll && (arriving || kind == RollCall::Kind::Final)) {
+      std::set<int> givers{source};
+      for (std::size_t i = 0; i < members.size(); ++i) {
+        if (RollCall::bit(message.present, i)) givers.insert(members[i]);
+      }
+      givers.erase(me);
+      fail_late(members, {givers.begin(), givers.end()}, message.seconds, me, caller);
+    }
+    if (!roll) start_roll_call(deadline.bounded() ? deadline.seconds() : message.seconds);
+    roll->receive(position_of(members, source), kind, message.roll_level, message.present, roll_elapsed());
+  };
+
+  // Messages that arrived during earlier handshakes (a Roll among them came before this member did).
   for (auto it = stash_.begin(); it != stash_.end();) {
     if (poisoned_.count(it->message.digest) != 0 || completed_.count(it->message.digest) != 0) {
       it = stash_.erase(it);
@@ -339,7 +379,10 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     }
     const auto source = it->source;
     const auto message = it->message;
-    if (message.digest == digest || run.is_member(source)) {
+    if (message.kind == HandshakeMessage::Roll) {
+      if (message.digest == digest) take_roll(source, message, true);
+      ++it;  // another set's: kept for when this instance creates it
+    } else if (message.digest == digest || run.is_member(source)) {
       it = stash_.erase(it);
       judge(source, message);
     } else {
@@ -351,8 +394,8 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   // Takes one handshake message if one is there (false when none): a matched probe
   // (mpi/matched_receive.hpp) so that receiving is race-free even with MPI_THREAD_MULTIPLE;
   // polling (not a blocking probe) so that the MPI lock, when calls are serialized, is not held
-  // while we wait.
-  const auto take_one = [&]() {
+  // while we wait. `arriving`: taken in the first polls, so there before this member came.
+  const auto take_one = [&](bool arriving) {
     MPI_Status status;
     std::vector<char> buffer;
     if (!take_message(kHandshakeTag, control, buffer, status)) return false;
@@ -362,11 +405,6 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       answer(source, message);
       return true;
     }
-    if (message.kind == HandshakeMessage::GaveUp) {
-      poison(message.set, message.text);
-      if (message.digest == digest) throw TimeoutError(message.text, message.other_set);
-      return true;  // about a set this instance has not reached yet: poisoned now
-    }
     if (message.kind == HandshakeMessage::Mismatch) {
       poison(message.set, message.text);
       poison(message.other_set, message.text);
@@ -375,18 +413,52 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       }
       return true;  // about sets this instance has not reached yet: they are poisoned now
     }
-    // A stale Hello, Presence or SetList from a failed or finished creation.
+    // A stale message from a failed or finished creation.
     if (poisoned_.count(message.digest) != 0 || completed_.count(message.digest) != 0) return true;
+    if (message.kind == HandshakeMessage::Roll) {
+      if (message.digest == digest) {
+        take_roll(source, message, arriving);
+      } else {
+        stash_.push_back({source, std::move(message)});  // a set this instance gets to later: it fails then
+      }
+      return true;
+    }
     if (!judge(source, message)) stash_.push_back({source, std::move(message)});
-    run.send_ready_steps();
+    if (!roll) run.send_ready_steps();
     return true;
   };
 
-  const auto start = MpiClock::now();
   InterruptPoll interrupts;
-  while (!run.done()) {
-    if (take_one()) continue;
-    if (deadline.passed()) give_up(members, run.unheard(), deadline.seconds(), me, control, caller);
+  // Every member stays roll_call_length, answering those that still ask (timed_barrier.cpp does
+  // the same); members still unknown after roll_call_settle are asked directly.
+  const auto roll_call_and_give_up = [&] {
+    const auto settle_at = roll_start + seconds_on_mpi_clock(roll_call_settle(roll_seconds, members.size()));
+    const auto until = roll_start + seconds_on_mpi_clock(roll_call_length(roll_seconds, members.size()));
+    while (MpiClock::now() < until) {
+      if (!roll->done() && MpiClock::now() >= settle_at) roll->settle(roll_elapsed());
+      while (take_one(false)) {
+      }
+      roll->poll(roll_elapsed());
+      interrupts();
+      pause_between_polls(MpiClock::now() - roll_start, {}, {}, std::chrono::microseconds(200));
+    }
+    std::vector<int> missing;
+    for (const auto position : roll->missing()) missing.push_back(members[position]);
+    give_up(members, missing, roll_seconds, me, caller);
+  };
+
+  const auto start = MpiClock::now();
+  // A Roll taken in the first polls came before this member did: the others gave up on it. Several
+  // passes (mpi/late_look.hpp): one may miss a message that was sent long ago.
+  const int arrival_passes = late_look_passes(8);
+  int empty_polls = 0;
+  while (!run.done() && !roll) {
+    if (take_one(empty_polls < arrival_passes)) continue;
+    ++empty_polls;
+    if (deadline.passed()) {
+      start_roll_call(deadline.seconds());
+      break;
+    }
     // Spin briefly, then yield so that oversubscribed peers run, then sleep so that a long wait
     // (a member that registers much later) does not burn a core.
     const auto waited = MpiClock::now() - start;
@@ -395,14 +467,15 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
                         std::chrono::microseconds(100));
     if (waited > std::chrono::milliseconds(10)) interrupts();  // Ctrl-C while a member has not come (popdist/interrupts.hpp)
   }
-  // One more look for a GaveUp or Mismatch about this set before entering the creation. A notice
+  if (roll) roll_call_and_give_up();
+  // One more look for a Roll or Mismatch about this set before entering the creation. A notice
   // sent long ago can still sit in MPI's queues behind the Hellos: each probe is one progress
   // pass, so look with several passes (a few microseconds), not once.
   if (deadline.bounded()) {
     const auto until = MpiClock::now() + std::chrono::milliseconds(1);
     const int passes = late_look_passes(16);
     for (int pass = 0; pass < passes && (pass < 4 || MpiClock::now() < until); ++pass) {
-      while (take_one()) {
+      while (take_one(true)) {  // a Roll now: a member gave up before this one completed
       }
     }
   }

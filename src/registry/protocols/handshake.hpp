@@ -26,9 +26,11 @@ class Handshake {
   /// id; before throwing it tells every instance of both sets, so none of them waits for a
   /// creation that will never happen. A set involved in such an error is "poisoned":
   /// registering it again throws the same error at once.
-  /// Bounded by `deadline`: when members have not come by then, throws TimeoutError naming
-  /// them, after telling every other member (GaveUp), so that a late member fails too instead
-  /// of entering MPI_Comm_create_group alone; the set is then poisoned.
+  /// Bounded by `deadline`: when members have not come by then, the members that did come find
+  /// out which did not in a roll call (roll_call.hpp, O(log k) messages per member when few are
+  /// missing) and throw TimeoutError naming them; every missing member is sent at least one of its
+  /// messages, so that a late member fails too instead of entering MPI_Comm_create_group alone.
+  /// The set is then poisoned.
   /// `caller` is the public call that creates the set, for messages.
   void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
            const Deadline& deadline = {}, const char* caller = "register_communicator");
@@ -46,8 +48,12 @@ class Handshake {
   [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
                          int me, MPI_Comm control);
   void poison(const std::vector<int>& set, const std::string& text);
-  [[noreturn]] void give_up(const std::vector<int>& members, const std::set<int>& missing, double seconds, int me,
-                            MPI_Comm control, const char* caller);
+  /// After the roll call: TimeoutError naming `missing`, the members that did not take part.
+  [[noreturn]] void give_up(const std::vector<int>& members, const std::vector<int>& missing, double seconds, int me,
+                            const char* caller);
+  /// For a member that arrives after `givers` ran their roll call without it: TimeoutError.
+  [[noreturn]] void fail_late(const std::vector<int>& members, const std::vector<int>& givers, double seconds,
+                              int me, const char* caller);
 
   std::vector<Received> stash_;                  ///< messages about sets we will create later
   std::map<SetDigest, std::string> poisoned_;    ///< set -> the error that poisoned it

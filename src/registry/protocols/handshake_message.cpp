@@ -36,6 +36,7 @@ class Reader {
   Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
   std::int32_t get_int() { return get<std::int32_t>(); }
   std::uint64_t get_u64() { return get<std::uint64_t>(); }
+  double get_double() { return get<double>(); }
   std::vector<int> get_ints() {
     const auto count = get_int();
     if (count < 0) malformed();
@@ -105,6 +106,13 @@ std::vector<char> encode(const HandshakeMessage& message) {
   put_text(out, message.id);
   put_ints(out, message.other_set);
   put_text(out, message.text);
+  if (message.kind == HandshakeMessage::Roll) {  // the other kinds stay as short as they were
+    put_int(out, message.roll_kind);
+    put_int(out, message.roll_level);
+    put(out, message.seconds);
+    put_int(out, static_cast<std::int32_t>(message.present.size()));
+    out.insert(out.end(), message.present.begin(), message.present.end());
+  }
   return out;
 }
 
@@ -119,6 +127,13 @@ HandshakeMessage decode(const std::vector<char>& bytes, int source) {
   message.id = reader.get_text();
   message.other_set = reader.get_ints();
   message.text = reader.get_text();
+  if (message.kind == HandshakeMessage::Roll) {
+    message.roll_kind = reader.get_int();
+    message.roll_level = reader.get_int();
+    message.seconds = reader.get_double();
+    const auto bitmap = reader.get_text();
+    message.present.assign(bitmap.begin(), bitmap.end());
+  }
   // A list travels with its digest; one that does not match it was not sent by this binary.
   if (!message.set.empty() && digest_of(message.set) != message.digest) reader.malformed();
   return message;

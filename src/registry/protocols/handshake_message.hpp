@@ -7,11 +7,13 @@
 // a node's ranks share (tests/bench/README.md, "Registration by digest").
 // The lists travel only where a set is in question: a SetList answers a ListRequest (a member
 // whose partner sent the digest of another set asks for that set, to name it in the error), and
-// Mismatch and GaveUp carry both sets, as their errors name them.
+// a Mismatch carries both sets, as its error names them. A Roll (the roll call of a
+// registration whose deadline passed) carries a bitmap of one bit per member instead.
 
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace popdist::detail {
@@ -37,15 +39,28 @@ struct SetDigest {
 
 /// One handshake message on the control communicator.
 struct HandshakeMessage {
-  enum Kind : int { Hello = 1, Mismatch = 2, GaveUp = 3, Presence = 4, ListRequest = 5, SetList = 6 };
+  enum Kind : int { Hello = 1, Mismatch = 2, Roll = 3, Presence = 4, ListRequest = 5, SetList = 6 };
+  HandshakeMessage() = default;
+  /// Every kind but Roll, whose own fields are set after.
+  HandshakeMessage(int kind_, const SetDigest& digest_, std::vector<int> set_, std::string id_,
+                   std::vector<int> other_set_, std::string text_)
+      : kind(kind_), digest(digest_), set(std::move(set_)), id(std::move(id_)), other_set(std::move(other_set_)),
+        text(std::move(text_)) {}
   int kind = Hello;
-  /// Every kind: the set the sender is creating (Hello, Presence, GaveUp), one of the two sets
+  /// Every kind: the set the sender is creating (Hello, Presence, Roll), one of the two sets
   /// (Mismatch), the set asked about (ListRequest) or sent (SetList)
   SetDigest digest;
-  std::vector<int> set;        ///< Mismatch, GaveUp, SetList: that set's members; empty otherwise
+  std::vector<int> set;        ///< Mismatch, SetList: that set's members; empty otherwise
   std::string id;              ///< Hello, Presence, SetList: the id the set is registered under ("" when none)
-  std::vector<int> other_set;  ///< Mismatch: the other set; GaveUp: the members that did not come
-  std::string text;            ///< Mismatch, GaveUp: the error the sender raised
+  std::vector<int> other_set;  ///< Mismatch: the other set
+  std::string text;            ///< Mismatch: the error the sender raised
+  /// Roll only: a message of the roll call that names the members that did not come when a
+  /// registration's deadline passes (roll_call.hpp): its kind and level, the sender's timeout
+  /// (seconds) and the positions it knows present (RollCall::Bitmap).
+  std::int32_t roll_kind = 0;
+  std::int32_t roll_level = 0;
+  double seconds = 0;
+  std::vector<std::uint8_t> present;
 };
 
 /// Byte encoding of a message (both ends run the same binary).

@@ -14,6 +14,20 @@ std::size_t bit_reversed(std::size_t value, int bits) {
 
 }  // namespace
 
+double roll_call_window(double seconds) noexcept { return std::clamp(seconds / 8, 0.02, 0.125); }
+
+double roll_call_grace(double seconds) noexcept { return std::clamp(seconds / 2, 0.05, 1.0); }
+
+double roll_call_settle(double seconds, std::size_t members) noexcept {
+  std::size_t levels = 0;
+  while ((std::size_t{2} << levels) <= members) ++levels;
+  return static_cast<double>(levels + 5) * roll_call_window(seconds);
+}
+
+double roll_call_length(double seconds, std::size_t members) noexcept {
+  return std::max(roll_call_grace(seconds), roll_call_settle(seconds, members) + 2 * roll_call_window(seconds));
+}
+
 RollCall::RollCall(std::size_t count, std::size_t position, double window, Send send)
     : count_(count), me_(position), window_(window), send_(std::move(send)), slot_(0),
       state_(count, State::Unknown), messaged_(count, 0) {

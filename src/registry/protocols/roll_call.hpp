@@ -61,6 +61,24 @@
 
 namespace popdist::detail {
 
+/// The roll call's timing, from the failed call's timeout (seconds in, seconds out), shared by
+/// the timed barrier and registration's handshake.
+/// The window (RollCall's `window`): an eighth of the timeout within 20-125 ms: long enough for a
+/// member that polls (every millisecond at most, 10 ms in a barrier's first wait) to answer on a
+/// loaded machine, short enough that the levels' windows end soon after the timeout.
+[[nodiscard]] double roll_call_window(double seconds) noexcept;
+/// The grace: half the timeout within 50 ms - 1 s.
+[[nodiscard]] double roll_call_grace(double seconds) noexcept;
+/// When the roll call settles (RollCall::settle), after levels + 5 windows. A member that waits for an
+/// absent one at the top level waits levels + 1 windows, one more for the fold, and answers and
+/// members joining late take a little; with one member missing the levels are done by then, so
+/// only the bad case (whole blocks absent, asked a window after another) settles.
+[[nodiscard]] double roll_call_settle(double seconds, std::size_t members) noexcept;
+/// How long the roll call lasts: its grace, or longer when its levels need it (until two windows
+/// after it settles). Every member stays this long, answering those that still ask, whatever it
+/// knows already.
+[[nodiscard]] double roll_call_length(double seconds, std::size_t members) noexcept;
+
 class RollCall {
  public:
   enum class Kind : std::uint8_t { Fold = 1, Request = 2, Answer = 3, Final = 4, Hold = 5, Probe = 6, Here = 7 };

@@ -128,16 +128,7 @@ constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);
 /// found by the next pass). Few, since every first timed round over a set pays for them.
 constexpr int kLateNoticePasses = late_look_passes(8);  // 1 under SMPI (mpi/late_look.hpp)
 constexpr auto kLateNoticeGrace = std::chrono::milliseconds(1);
-/// The roll call's grace, as a share of the call's timeout and within bounds (see the top).
-constexpr double kRollCallShare = 0.5;
-constexpr double kRollCallMinimum = 0.05;  ///< seconds
-constexpr double kRollCallMaximum = 1.0;   ///< seconds
-/// The roll call's window (roll_call.hpp): an eighth of the timeout, within bounds: long enough
-/// for a member that polls (every millisecond at most, 10 ms in a barrier's first wait) to
-/// answer on a loaded machine, short enough that the levels' windows end soon after the timeout.
-constexpr double kWindowShare = 1.0 / 8;
-constexpr double kWindowMinimum = 0.02;   ///< seconds
-constexpr double kWindowMaximum = 0.125;  ///< seconds
+/// How often the roll call polls at first (less often as it goes on).
 constexpr auto kRollCallPoll = std::chrono::microseconds(200);
 /// How long a timed host-barrier failure listens for the missing members' sets (waited_in.hpp).
 constexpr double kHostAnswerGrace = 0.25;  ///< seconds
@@ -306,9 +297,6 @@ class RoundCleanup {
 [[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
                                 double seconds, const std::string& explanation = {});
 
-/// The roll call's grace, from the call's timeout.
-double roll_call_grace(double seconds) { return std::clamp(seconds * kRollCallShare, kRollCallMinimum, kRollCallMaximum); }
-
 /// After telling `missing` which set this instance waited in (waited_in.hpp): takes their answers,
 /// and answers the notices of members that miss this instance, for `seconds`. Not less once
 /// `missing` have all answered: when members name a cycle of sets (0 over {0, 1}, 1 over {1, 2},
@@ -326,27 +314,6 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
     waited.take();
     pause_between_polls(Clock::now() - start, {}, {}, kRollCallPoll);
   }
-}
-
-/// The roll call's window (roll_call.hpp), from the call's timeout.
-double roll_call_window(double seconds) { return std::clamp(seconds * kWindowShare, kWindowMinimum, kWindowMaximum); }
-
-/// When the roll call settles (RollCall::settle: the members still unknown are asked directly):
-/// after levels + 5 windows. A member that waits for an absent one at the top level waits
-/// levels + 1 windows, one more for the fold, and answers and members joining late take a little;
-/// with one member missing the levels are done by then, so only the bad case (whole blocks absent,
-/// asked a window after another) settles.
-double roll_call_settle(double seconds, std::size_t members) {
-  std::size_t levels = 0;
-  while ((std::size_t{2} << levels) <= members) ++levels;
-  return static_cast<double>(levels + 5) * roll_call_window(seconds);
-}
-
-/// How long the roll call lasts: its grace, or longer when its levels need it (until two windows
-/// after it settles). Every member stays this long, answering those that still ask, whatever it
-/// knows already.
-double roll_call_length(double seconds, std::size_t members) {
-  return std::max(roll_call_grace(seconds), roll_call_settle(seconds, members) + 2 * roll_call_window(seconds));
 }
 
 /// The failure path (step 4): the roll call (roll_call.hpp) with the members still in the round,
