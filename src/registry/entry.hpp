@@ -54,6 +54,9 @@ struct Entry {
   std::atomic<std::uint64_t> timed_sequence{0};
   /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
   std::unique_ptr<TimedRounds> timed;
+  /// The root scope's rounds among the hosts' leaders, on a leader, made on first use
+  /// (timed_hosts.cpp: a timed synchronize over all instances across hosts).
+  std::unique_ptr<TimedRounds> timed_leaders;
   /// Held for the duration of any synchronize over the set (synchronize_guard.hpp): the threads
   /// of one instance take turns, so that each call is one whole barrier.
   std::mutex synchronize_turn;

@@ -365,4 +365,61 @@ HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::tim
   }
 }
 
+HostBarrier::Arrival HostBarrier::arrive_across() noexcept {
+  const auto before = arrive_timed();
+  return {round_of(before), (before & kGaveUp) != 0};
+}
+
+HostBarrier::Across HostBarrier::state_across(std::uint32_t round) const noexcept {
+  // Released once the generation moves (the leader moves the state's round first).
+  if (shared_->generation.load(std::memory_order_acquire) != round) return Across::Released;
+  const auto state = shared_->state.load(std::memory_order_acquire);
+  if (round_of(state) != round) return Across::Waiting;  // being released: the generation follows
+  if ((state & kGaveUp) != 0) return Across::GivenUp;
+  return count_of(state) == static_cast<std::uint64_t>(local_count_) ? Across::HostArrived : Across::Waiting;
+}
+
+bool HostBarrier::finish_across(std::uint32_t round) noexcept {
+  // One compare-and-swap against give_up_across's: the host agrees on whether the round was met.
+  auto full = (static_cast<std::uint64_t>(round) << 32) | static_cast<std::uint64_t>(local_count_);
+  if (!shared_->state.compare_exchange_strong(full, static_cast<std::uint64_t>(round + 1) << 32,
+                                              std::memory_order_acq_rel)) {
+    return false;
+  }
+  release(round + 1);
+  return true;
+}
+
+bool HostBarrier::give_up_across(std::uint32_t round) noexcept {
+  auto state = shared_->state.load(std::memory_order_acquire);
+  for (;;) {
+    if (round_of(state) != round) return false;  // released (or being released)
+    if ((state & kGaveUp) != 0) return true;     // another instance of the host was first
+    if (shared_->state.compare_exchange_weak(state, state | kGaveUp, std::memory_order_acq_rel)) break;
+  }
+  shared_->gave_up_by.store(static_cast<std::uint32_t>(local_rank_ + 1), std::memory_order_release);
+  futex_wake_all(shared_->generation);  // the sleepers look again, and find the bit
+  return true;
+}
+
+void HostBarrier::pause_across(std::uint32_t round, int poll, std::chrono::nanoseconds longest) const noexcept {
+  if (poll < spin_polls_) {
+    cpu_relax();
+  } else if (poll < spin_polls_ + yield_polls_) {
+    sched_yield();
+  } else {
+    // As in wait_for_generation: announce the sleep, look again, sleep unless something moved.
+    shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
+    if (shared_->generation.load(std::memory_order_seq_cst) == round &&
+        (shared_->state.load(std::memory_order_seq_cst) & kGaveUp) == 0) {
+      futex_wait(shared_->generation, round, static_cast<long>(std::max<long long>(longest.count(), 1)));
+    }
+    shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
+  }
+}
+
+HostBarrier::TimedOutcome HostBarrier::failure_across(std::uint32_t round, bool late) const {
+  return outcome_of_failure(late ? TimedOutcome::Late : TimedOutcome::TimedOut, round);
+}
+
 }  // namespace popdist::detail

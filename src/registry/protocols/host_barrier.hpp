@@ -54,6 +54,37 @@ class HostBarrier {
   /// had ended before this instance arrived. A round that ends so abandons the barrier for good.
   TimedOutcome wait_until(std::chrono::steady_clock::time_point deadline);
 
+  // The timed form across hosts (timed_hosts.cpp drives it; its top says how): the host's part
+  // of a round in steps, the same counter and slots as wait_until, with the leaders meeting over
+  // MPI in between. Only with the window (uses_window()).
+
+  /// This instance leads its host (the leaders meet over `leaders()`, MPI_COMM_NULL elsewhere).
+  [[nodiscard]] bool leads() const noexcept { return local_rank_ == 0; }
+  [[nodiscard]] MPI_Comm leaders() const noexcept { return leaders_; }
+  [[nodiscard]] int leaders_size() const noexcept { return leaders_size_; }
+  [[nodiscard]] bool uses_window() const noexcept { return fallback_ == MPI_COMM_NULL; }
+  /// Arrives (counts this instance in the host's round): the round, and whether the host had
+  /// given it up before this instance came.
+  struct Arrival {
+    std::uint32_t round = 0;
+    bool late = false;
+  };
+  Arrival arrive_across() noexcept;
+  /// Where the round stands here: still waiting for instances of this host, every instance of
+  /// the host counted (the leader may meet the others), released (met), or given up.
+  enum class Across { Waiting, HostArrived, Released, GivenUp };
+  [[nodiscard]] Across state_across(std::uint32_t round) const noexcept;
+  /// The leader, once the leaders met: releases the host; false when an instance of the host
+  /// gave the round up first.
+  bool finish_across(std::uint32_t round) noexcept;
+  /// Gives the round up for the host (wakes the sleepers) unless it was released: false then.
+  bool give_up_across(std::uint32_t round) noexcept;
+  /// One pause of a non-leader's wait: spins, then yields, then sleeps on the release at most
+  /// `longest` (a release or a give-up wakes it at once); `poll` counts the pauses of this wait.
+  void pause_across(std::uint32_t round, int poll, std::chrono::nanoseconds longest) const noexcept;
+  /// After the round was given up: who gave it up, and the instances of this host not counted.
+  [[nodiscard]] TimedOutcome failure_across(std::uint32_t round, bool late) const;
+
   /// The layout it found (for tests and logs).
   [[nodiscard]] int local_count() const noexcept { return local_count_; }
   /// True across hosts, and when the shared-memory window was not usable (then the barrier is

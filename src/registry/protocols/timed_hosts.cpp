@@ -1,0 +1,243 @@
+// A timed synchronize over all instances across hosts, shaped like the untimed one
+// (host_barrier.hpp): the instances of a host meet in its shared-memory counter, with no message;
+// each host's leader, once every instance of its host has been counted, meets the other leaders
+// in a recursive-doubling round over the leaders' communicator (timed_rounds.hpp's schedule:
+// ceil(log2 H) messages per leader for H hosts), then releases its host. A non-leader sends no
+// message at all; where the flat round (timed_barrier.cpp) sent ceil(log2 N) from every instance,
+// and across hosts at most of its steps, only the leaders talk across hosts here.
+//
+// Agreement inside a host. The counter holds a "gave up" bit beside the round's count
+// (host_barrier.hpp): the leader's release and an instance's giving up are compare-and-swaps on
+// the same word, so an instance is either released or finds the bit, never both. An instance
+// gives the round up at its deadline, or when a roll call's message (below) reaches it first; the
+// bit wakes the instances sleeping on the release, and each of them then takes part in the roll
+// call. (The race every timeout has remains across hosts: a leader whose round met releases its
+// host while an instance of another host gives up in the same instant; the released ones find the
+// roll call's notice at their next timed synchronize, as in timed_barrier.cpp.)
+//
+// Naming the missing. A host whose round was given up knows which of its instances did not come
+// (their slots), but not those of other hosts, and the leaders' round tells a leader only which
+// leaders are silent. So every instance whose round failed joins the flat protocol's roll call
+// over all instances (roll_call.hpp, on the root scope's GAVE_UP tag): O(log N) messages per
+// member when few are missing, exactly the instances that did not take part named. While they
+// wait, instances look at the GAVE_UP receive once the wait has lasted kYieldFor (a non-leader
+// sleeps on the release at most kLongestSleep between looks), so that a roll call that starts
+// on another host reaches every present instance within its windows.
+#include "registry/protocols/timed_hosts.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <optional>
+#include <vector>
+
+#include "mpi/interrupts.hpp"
+#include "mpi/mpi_call.hpp"
+#include "popdist/error.hpp"
+#include "registry/entry.hpp"
+#include "registry/instance_sets.hpp"
+#include "registry/protocols/host_barrier.hpp"
+#include "registry/protocols/timed_failure.hpp"
+#include "registry/synchronize_guard.hpp"
+
+namespace popdist::detail {
+namespace {
+
+using Clock = MpiClock;
+
+/// The leaders' ARRIVED tag on the leaders' communicator, which no other message uses.
+constexpr int kLeadersTag = 1;
+/// How long a non-leader sleeps on its host's release before it looks for a roll call's message.
+constexpr auto kLongestSleep = std::chrono::milliseconds(2);
+
+/// The root scope's rounds among the leaders, by leader rank (made on a leader's first round).
+TimedRounds& leader_rounds_of(Entry& entry, MPI_Comm leaders, int count) {
+  if (!entry.timed_leaders) {
+    int rank = 0;
+    {
+      MpiLock lock;
+      check_mpi(MPI_Comm_rank(leaders, &rank), "MPI_Comm_rank");
+    }
+    std::vector<int> ranks(static_cast<std::size_t>(count));
+    std::iota(ranks.begin(), ranks.end(), 0);
+    entry.timed_leaders = std::make_unique<TimedRounds>(
+        ranks, 0, recursive_doubling_steps(ranks.size(), static_cast<std::size_t>(rank)));
+  }
+  return *entry.timed_leaders;
+}
+
+/// One round among the leaders: timed_barrier.cpp's exchange (post every step's receive, send
+/// each step once the steps before it are in, test the lowest receive not in) on the leaders'
+/// communicator. Destroying it cancels what is still posted (RoundCleanup).
+class LeadersRound {
+ public:
+  LeadersRound(Entry& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
+      : entry_(entry), rounds_(rounds), leaders_(leaders), mine_(mine), cleanup_(rounds) {
+    // A send of the previous round still in flight reads the old buffers: write new ones.
+    if (rounds_.outgoing.use_count() > 1) rounds_.outgoing = std::make_shared<std::vector<Round>>(rounds_.steps);
+    remaining_ = rounds_.receives;
+    for (std::size_t step = 0; step < rounds_.steps; ++step) {
+      rounds_.received[step] = rounds_.receive_from[step] == kNoPartner;
+      if (rounds_.receive_from[step] != kNoPartner) post_receive(step);
+    }
+    send_ready_steps();
+  }
+
+  /// Takes what came in and sends what is ready: true once every step is in.
+  bool poll() {
+    while (lowest_ < rounds_.steps) {
+      if (rounds_.received[lowest_] == 0) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          check_mpi(MPI_Test(&rounds_.requests[lowest_], &flag, MPI_STATUS_IGNORE), "MPI_Test");
+        }
+        if (flag == 0) break;
+        accept(lowest_);
+      }
+      ++lowest_;
+    }
+    send_ready_steps();
+    return remaining_ == 0;
+  }
+
+ private:
+  void post_receive(std::size_t step) {
+    MpiLock lock;
+    check_mpi(MPI_Irecv(&rounds_.incoming[step], sizeof(Round), MPI_BYTE, rounds_.receive_from[step], kLeadersTag,
+                        leaders_, &rounds_.requests[step]),
+              "MPI_Irecv");
+  }
+  void send_ready_steps() {
+    auto& outgoing = *rounds_.outgoing;
+    while (next_send_ < rounds_.steps && (next_send_ == 0 || rounds_.received[next_send_ - 1] != 0)) {
+      if (rounds_.send_to[next_send_] != kNoPartner) {
+        outgoing[next_send_] = mine_;
+        MpiLock lock;
+        check_mpi(MPI_Isend(&outgoing[next_send_], sizeof(Round), MPI_BYTE, rounds_.send_to[next_send_], kLeadersTag,
+                            leaders_, &rounds_.requests[rounds_.send_index(next_send_)]),
+                  "MPI_Isend");
+      }
+      ++next_send_;
+    }
+  }
+  /// Only the root scope's rounds use the tag: a different round means the instances called a
+  /// timed synchronize over all instances a different number of times.
+  void accept(std::size_t step) {
+    const auto& incoming = rounds_.incoming[step];
+    if (incoming.hash != mine_.hash || incoming.sequence != mine_.sequence) {
+      abandon(entry_, "the members were out of step");
+      throw Error(fmt::format("synchronize over all instances: the leader of another host is at its timed synchronize "
+                              "#{} over all instances but this host's leader is at #{}; every instance must make the "
+                              "same calls",
+                              incoming.sequence, mine_.sequence));
+    }
+    rounds_.received[step] = 1;
+    --remaining_;
+  }
+
+  Entry& entry_;
+  TimedRounds& rounds_;
+  MPI_Comm leaders_;
+  Round mine_;
+  std::size_t remaining_ = 0;
+  std::size_t next_send_ = 0;
+  std::size_t lowest_ = 0;  ///< every step below it is in
+  RoundCleanup cleanup_;    ///< last: destroyed first
+};
+
+}  // namespace
+
+void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::time_point start,
+                        Clock::time_point deadline, int me, MPI_Comm control) {
+  const TimedTurn in_turn(entry);
+  auto& rounds = rounds_of(entry, me, control);  // the GAVE_UP receive, for the roll call
+  const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
+  const bool had_previous_round = rounds.has_previous_round;
+  const auto previous_start = rounds.previous_start;
+  rounds.previous_start = start;
+  rounds.has_previous_round = true;
+
+  const auto arrival = host.arrive_across();
+  if (arrival.late) {
+    throw_others_gave_up(entry, {host.failure_across(arrival.round, true).gave_up_by}, seconds, me);
+  }
+  // Members that gave up on this one before it came (their roll call's message): as in
+  // timed_barrier.cpp's step 2, after this instance was counted, so that the pass delays nobody.
+  if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
+    host.give_up_across(arrival.round);
+    throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
+  }
+
+  std::optional<LeadersRound> leaders;  // a leader's, once its host has arrived
+  std::vector<Heard> early;             // a roll call's messages that came while this one waited
+  InterruptPoll interrupts;
+  std::optional<WaitedIn> waited;  // made once this wait is long: answers notices (waited_in.hpp)
+  auto last_answer = start;
+  bool met = false;
+  for (int poll = 0;; ++poll) {
+    const auto state = host.state_across(arrival.round);
+    if (state == HostBarrier::Across::Released) {
+      met = true;
+      break;
+    }
+    if (state == HostBarrier::Across::GivenUp) break;
+    if (host.leads() && (leaders || state == HostBarrier::Across::HostArrived)) {
+      if (!leaders) {
+        leaders.emplace(entry, leader_rounds_of(entry, host.leaders(), host.leaders_size()), host.leaders(), mine);
+      }
+      if (leaders->poll()) {
+        met = host.finish_across(arrival.round);  // false: an instance of the host gave up first
+        break;
+      }
+    }
+    const auto now = Clock::now();
+    if (now >= deadline) {
+      met = !host.give_up_across(arrival.round);  // released in the meantime: met after all
+      break;
+    }
+    if (now - start >= kYieldFor) {
+      early = test_gave_up(entry, rounds, control);
+      if (!early.empty()) {
+        // A roll call has started: take part, unless it is over (a Final, or a notice of an
+        // earlier round) or this host was released meanwhile (the race at the top).
+        const bool over = std::any_of(early.begin(), early.end(), [&mine](const Heard& one) {
+          return one.notice.sequence < mine.sequence ||
+                 one.notice.kind == static_cast<std::int32_t>(RollCall::Kind::Final);
+        });
+        const bool released = !host.give_up_across(arrival.round);
+        if (over || released) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
+        break;
+      }
+      interrupts();
+      if (now - last_answer >= InterruptPoll::kEvery) {
+        last_answer = now;
+        if (!waited) waited.emplace(entry, control);
+        waited->take();
+      }
+    }
+    if (host.leads()) {
+      pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
+    } else {
+      host.pause_across(arrival.round, poll, kLongestSleep);
+    }
+  }
+  leaders.reset();  // cancels the leaders' receives still posted
+  if (!met) roll_call_and_fail(entry, rounds, mine, std::move(early), seconds, control);
+
+  // The late look (timed_barrier.cpp, step 5): were we the one the others gave up on? Measured
+  // against this call's own timeout (a non-leader hears no other's).
+  const bool may_be_late = !had_previous_round || start - previous_start > std::chrono::duration<double>(seconds);
+  if (may_be_late) {
+    const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
+    for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
+      if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
+        throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
+      }
+    }
+  }
+}
+
+}  // namespace popdist::detail
