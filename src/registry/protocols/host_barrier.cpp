@@ -194,19 +194,26 @@ HostBarrier::~HostBarrier() {
 void HostBarrier::wait_for_generation(std::uint32_t seen) const {
   InterruptPoll interrupts;  // while sleeping: Ctrl-C within ~50 ms (popdist/interrupts.hpp)
   for (int poll = 0; shared_->generation.load(std::memory_order_acquire) == seen; ++poll) {
-    if (poll < spin_polls_) {
-      cpu_relax();
-    } else if (poll < spin_polls_ + yield_polls_) {
-      sched_yield();
-    } else {
-      // Announce the sleep, then look again (sequentially consistent on both sides: either the
-      // releaser sees the sleeper and wakes it, or this sees the new generation), then sleep
-      // unless the generation has moved (the kernel checks that atomically).
-      shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-      if (shared_->generation.load(std::memory_order_seq_cst) == seen) futex_wait(shared_->generation, seen);
-      shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
-      interrupts();
+    pause(seen, poll, 10'000'000, false);
+    if (poll >= spin_polls_ + yield_polls_) interrupts();
+  }
+}
+
+void HostBarrier::pause(std::uint32_t round, int poll, long longest_ns, bool until_given_up) const noexcept {
+  if (poll < spin_polls_) {
+    cpu_relax();
+  } else if (poll < spin_polls_ + yield_polls_) {
+    sched_yield();
+  } else {
+    // Announce the sleep, then look again (sequentially consistent on both sides: either the
+    // releaser sees the sleeper and wakes it, or this sees the new generation), then sleep
+    // unless the generation has moved (the kernel checks that atomically).
+    shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
+    if (shared_->generation.load(std::memory_order_seq_cst) == round &&
+        (!until_given_up || (shared_->state.load(std::memory_order_seq_cst) & kGaveUp) == 0)) {
+      futex_wait(shared_->generation, round, std::max(longest_ns, 1L));
     }
+    shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
   }
 }
 
@@ -403,19 +410,7 @@ bool HostBarrier::give_up_across(std::uint32_t round) noexcept {
 }
 
 void HostBarrier::pause_across(std::uint32_t round, int poll, std::chrono::nanoseconds longest) const noexcept {
-  if (poll < spin_polls_) {
-    cpu_relax();
-  } else if (poll < spin_polls_ + yield_polls_) {
-    sched_yield();
-  } else {
-    // As in wait_for_generation: announce the sleep, look again, sleep unless something moved.
-    shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-    if (shared_->generation.load(std::memory_order_seq_cst) == round &&
-        (shared_->state.load(std::memory_order_seq_cst) & kGaveUp) == 0) {
-      futex_wait(shared_->generation, round, static_cast<long>(std::max<long long>(longest.count(), 1)));
-    }
-    shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
-  }
+  pause(round, poll, static_cast<long>(longest.count()), true);
 }
 
 HostBarrier::TimedOutcome HostBarrier::failure_across(std::uint32_t round, bool late) const {

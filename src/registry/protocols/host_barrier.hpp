@@ -116,6 +116,9 @@ class HostBarrier {
   /// can be freed, makes `fallback_` and logs a warning naming this instance's failure.
   bool agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size);
   void wait_for_generation(std::uint32_t seen) const;  ///< may throw: the interrupt check
+  /// One pause of a wait for the release of `round`: spins, yields, then sleeps at most
+  /// `longest_ns` (and, when `until_given_up`, not once the round was given up).
+  void pause(std::uint32_t round, int poll, long longest_ns, bool until_given_up) const noexcept;
   void release(std::uint32_t next) const noexcept;
   /// The leader's wait for the host's other instances; returns the round.
   std::uint32_t wait_for_arrivals() const;  ///< may throw: the interrupt check
