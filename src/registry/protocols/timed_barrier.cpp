@@ -270,10 +270,7 @@ void timed_barrier(Entry& entry, double seconds) {
       // the call like one found at step 2; one for this round ends the wait (step 4).
       // A Final means the roll call is over: the others gave up on us before we arrived.
       early = test_gave_up(entry, rounds, control);
-      const bool over = std::any_of(early.begin(), early.end(), [&mine](const Heard& one) {
-        return one.notice.sequence < mine.sequence || one.notice.kind == static_cast<std::int32_t>(RollCall::Kind::Final);
-      });
-      if (over) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
+      if (roll_call_is_over(early, mine.sequence)) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
       if (!early.empty()) break;
       interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
       if (now - last_answer >= InterruptPoll::kEvery) {
@@ -298,14 +295,7 @@ void timed_barrier(Entry& entry, double seconds) {
   //    still is found by step 2 of our next timed round over the set.
   const bool may_be_late =
       !had_previous_round || start - previous_start > std::chrono::duration<double>(shortest_timeout);
-  if (may_be_late) {
-    const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
-    for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
-      if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
-        throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
-      }
-    }
-  }
+  if (may_be_late) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
 }
 
 void cancel_timed_receives(Entry& entry, bool mpi_usable) noexcept {

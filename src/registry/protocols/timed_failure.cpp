@@ -135,6 +135,22 @@ std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, 
   return {givers.begin(), givers.end()};
 }
 
+bool roll_call_is_over(const std::vector<Heard>& heard, std::uint64_t sequence) {
+  return std::any_of(heard.begin(), heard.end(), [sequence](const Heard& one) {
+    return one.notice.sequence < sequence || one.notice.kind == static_cast<std::int32_t>(RollCall::Kind::Final);
+  });
+}
+
+void look_for_late_notices(Entry& entry, TimedRounds& rounds, MPI_Comm control, Clock::time_point deadline,
+                           double seconds, int me) {
+  const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
+  for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
+    if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
+      throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
+    }
+  }
+}
+
 RoundCleanup::~RoundCleanup() {
   for (std::size_t step = 0; step < rounds_.steps; ++step) {
     auto& receive = rounds_.requests[step];

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,17 @@ std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Com
 /// The members that gave up, from their messages: the senders, and the members their bitmaps
 /// name present (all of them in the roll call too), but this instance, sorted.
 std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, int me);
+
+/// Whether `heard` (messages that came while this instance waited in round `sequence`) say the
+/// roll call is over without it: a notice of an earlier round, or a Final (the others gave up on
+/// this instance before it arrived).
+[[nodiscard]] bool roll_call_is_over(const std::vector<Heard>& heard, std::uint64_t sequence);
+
+/// The late look after a round met (timed_barrier.cpp, step 5): a few progress passes, until
+/// kLateNoticeGrace or `deadline`, for a GAVE_UP sent before this instance arrived; throws
+/// throw_others_gave_up's error when one is there.
+void look_for_late_notices(Entry& entry, TimedRounds& rounds, MPI_Comm control, MpiClock::time_point deadline,
+                           double seconds, int me);
 
 /// On every way out of a round (exceptions included): cancels the ARRIVED receives still
 /// posted, so that none of them takes the next round's message, and hands the sends still in

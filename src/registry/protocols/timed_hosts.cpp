@@ -203,10 +203,7 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
       if (!early.empty()) {
         // A roll call has started: take part, unless it is over (a Final, or a notice of an
         // earlier round) or this host was released meanwhile (the race at the top).
-        const bool over = std::any_of(early.begin(), early.end(), [&mine](const Heard& one) {
-          return one.notice.sequence < mine.sequence ||
-                 one.notice.kind == static_cast<std::int32_t>(RollCall::Kind::Final);
-        });
+        const bool over = roll_call_is_over(early, mine.sequence);
         const bool released = !host.give_up_across(arrival.round);
         if (over || released) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
         break;
@@ -230,14 +227,7 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
   // The late look (timed_barrier.cpp, step 5): were we the one the others gave up on? Measured
   // against this call's own timeout (a non-leader hears no other's).
   const bool may_be_late = !had_previous_round || start - previous_start > std::chrono::duration<double>(seconds);
-  if (may_be_late) {
-    const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
-    for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
-      if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
-        throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
-      }
-    }
-  }
+  if (may_be_late) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
 }
 
 }  // namespace popdist::detail
