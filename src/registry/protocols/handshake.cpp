@@ -95,6 +95,7 @@
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/protocols/roll_call.hpp"
+#include "registry/protocols/roll_call_driver.hpp"
 #include "registry/protocols/timed_rounds.hpp"
 
 namespace popdist::detail {
@@ -429,19 +430,14 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   };
 
   InterruptPoll interrupts;
-  // Every member stays roll_call_length, answering those that still ask (timed_barrier.cpp does
-  // the same); members still unknown after roll_call_settle are asked directly.
+  // Every member stays roll_call_length, answering those that still ask, as in a timed
+  // synchronize (roll_call_driver.hpp).
   const auto roll_call_and_give_up = [&] {
-    const auto settle_at = roll_start + seconds_on_mpi_clock(roll_call_settle(roll_seconds, members.size()));
-    const auto until = roll_start + seconds_on_mpi_clock(roll_call_length(roll_seconds, members.size()));
-    while (MpiClock::now() < until) {
-      if (!roll->done() && MpiClock::now() >= settle_at) roll->settle(roll_elapsed());
+    drive_roll_call(*roll, roll_start, roll_seconds, members.size(), [&](double) {
       while (take_one(false)) {
       }
-      roll->poll(roll_elapsed());
       interrupts();
-      pause_between_polls(MpiClock::now() - roll_start, {}, {}, std::chrono::microseconds(200));
-    }
+    });
     std::vector<int> missing;
     for (const auto position : roll->missing()) missing.push_back(members[position]);
     give_up(members, missing, roll_seconds, me, caller);

@@ -17,6 +17,7 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
+#include "registry/protocols/roll_call_driver.hpp"
 #include "registry/registry.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -25,8 +26,6 @@ namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
-/// How often the roll call polls at first (less often as it goes on).
-constexpr auto kRollCallPoll = std::chrono::microseconds(200);
 
 /// `bytes` as this set's GAVE_UP message, or nothing (too short, or another set's whose tag
 /// collides with ours: its hash differs).
@@ -217,23 +216,19 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
   // answered during the roll call too.
   WaitedIn waited(entry, control);
 
-  const auto start = Clock::now();
-  const auto elapsed = [&start] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  const auto deliver = [&](std::vector<Heard>& messages) {
+  // A message of an earlier round was answered by that round's failure; only this round's count.
+  const auto deliver = [&](std::vector<Heard>& messages, double elapsed) {
     for (const auto& one : messages) {
-      // A message of an earlier round was answered by that round's failure; only this round's count.
       const auto from = position_of(members, one.source);  // the member count for a non-member
       if (one.notice.sequence != mine.sequence || from >= members.size()) continue;
-      call.receive(from, static_cast<RollCall::Kind>(one.notice.kind), one.notice.level, one.present, elapsed());
+      call.receive(from, static_cast<RollCall::Kind>(one.notice.kind), one.notice.level, one.present, elapsed);
     }
     messages.clear();
   };
+  const auto start = Clock::now();
   call.start(0);
-  deliver(heard);
-  const auto settle_at = start + seconds_on_mpi_clock(roll_call_settle(seconds, members.size()));
-  const auto until = start + seconds_on_mpi_clock(roll_call_length(seconds, members.size()));
-  while (Clock::now() < until) {
-    if (!call.done() && Clock::now() >= settle_at) call.settle(elapsed());  // once: it ends in a window
+  deliver(heard, 0);
+  drive_roll_call(call, start, seconds, members.size(), [&](double elapsed) {
     // The posted receive takes the first message that comes; the others wait in MPI's queue for
     // the probe. Once the posted one has completed, it is not posted again.
     if (rounds.gave_up_request() != MPI_REQUEST_NULL) {
@@ -248,12 +243,9 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
       }
     }
     drain_gave_up(entry, control, heard);
-    deliver(heard);
-    call.poll(elapsed());
+    deliver(heard, elapsed);
     waited.take();
-    // Every kRollCallPoll at first, less often as the roll call goes on.
-    pause_between_polls(Clock::now() - start, {}, {}, kRollCallPoll);
-  }
+  });
   std::vector<int> missing;
   for (const auto position : call.missing()) missing.push_back(members[position]);
   // A missing member that waits in another timed synchronize answers within its polling interval
