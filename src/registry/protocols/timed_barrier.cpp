@@ -170,10 +170,7 @@ void timed_barrier(Entry& entry, double seconds) {
   if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<std::vector<Round>>(rounds.steps);
   auto& outgoing = *rounds.outgoing;
   const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
-  const bool had_previous_round = rounds.has_previous_round;
-  const auto previous_start = rounds.previous_start;
-  rounds.previous_start = start;
-  rounds.has_previous_round = true;
+  const auto previous_start = rounds.begin_round(start);
   const auto steps = rounds.steps;
   // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
   for (std::size_t step = 0; step < steps; ++step) rounds.received[step] = rounds.receive_from[step] == kNoPartner;
@@ -293,9 +290,7 @@ void timed_barrier(Entry& entry, double seconds) {
   //    rounds: step 2's single pass missed them about one time in three), so look again, with
   //    progress passes of our own -- but only when we can be late. A notice that comes later
   //    still is found by step 2 of our next timed round over the set.
-  const bool may_be_late =
-      !had_previous_round || start - previous_start > std::chrono::duration<double>(shortest_timeout);
-  if (may_be_late) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  if (TimedRounds::may_be_late(previous_start, start, shortest_timeout)) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
 }
 
 void cancel_timed_receives(Entry& entry, bool mpi_usable) noexcept {

@@ -155,10 +155,7 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
   const TimedTurn in_turn(entry);
   auto& rounds = rounds_of(entry, me, control);  // the GAVE_UP receive, for the roll call
   const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
-  const bool had_previous_round = rounds.has_previous_round;
-  const auto previous_start = rounds.previous_start;
-  rounds.previous_start = start;
-  rounds.has_previous_round = true;
+  const auto previous_start = rounds.begin_round(start);
 
   const auto arrival = host.arrive_across();
   if (arrival.late) {
@@ -226,8 +223,7 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
 
   // The late look (timed_barrier.cpp, step 5): were we the one the others gave up on? Measured
   // against this call's own timeout (a non-leader hears no other's).
-  const bool may_be_late = !had_previous_round || start - previous_start > std::chrono::duration<double>(seconds);
-  if (may_be_late) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  if (TimedRounds::may_be_late(previous_start, start, seconds)) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
 }
 
 }  // namespace popdist::detail

@@ -12,6 +12,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "mpi/clock.hpp"
@@ -117,9 +119,19 @@ struct TimedRounds {
   /// round is handed to PendingSends with a reference to them, and the next round then writes new
   /// ones.
   std::shared_ptr<std::vector<Round>> outgoing;
-  /// When this instance started its previous timed round over the set (the late look's bound).
-  MpiClock::time_point previous_start;
-  bool has_previous_round = false;
+  /// Records that a round starts at `start`; returns when the previous one started (none
+  /// before the first): the late look's bound (timed_barrier.cpp, step 5).
+  std::optional<MpiClock::time_point> begin_round(MpiClock::time_point start) noexcept {
+    return std::exchange(previous_start, start);
+  }
+  /// Whether a round that started at `start` may have come after a member gave up on it: the
+  /// first round, or one that started more than `timeout` seconds after the previous one.
+  [[nodiscard]] static bool may_be_late(std::optional<MpiClock::time_point> previous, MpiClock::time_point start,
+                                        double timeout) noexcept {
+    return !previous || start - *previous > std::chrono::duration<double>(timeout);
+  }
+  /// When this instance started its latest timed round over the set.
+  std::optional<MpiClock::time_point> previous_start;
 };
 
 }  // namespace popdist::detail
