@@ -368,6 +368,18 @@ def whole_lines(popdist):
     # the program's exit status and signals still come through
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
+    # and the wrapper records them (tools/run/instance_status.hpp), for when mpirun hangs
+    with tempfile.TemporaryDirectory() as directory:
+        # (a program killed by a signal: the wrapper ends by the same signal, and records 128 + it)
+        for program, returned, expected in ((["sh", "-c", "exit 5"], 5, 5), (["sh", "-c", "kill -KILL $$"], -9, 137),
+                                            (["true"], 0, 0)):
+            status_file = os.path.join(directory, "instance0")
+            result = run([popdist, "_whole-lines", "--status-file", status_file, "--", *program], env=env)
+            check(result.returncode == returned, f"{program}: {returned} expected: {describe(result)}")
+            with open(status_file) as f:
+                recorded = f.read().split()
+            check(recorded[0] == str(expected) and int(recorded[1]) > 0, f"{program}: recorded {recorded}")
+        print("the wrapper recorded 5, 137 and 0")
 
 
 def verbatim_program(popdist):

@@ -298,6 +298,19 @@ TEST_CASE("tagged output: each instance runs under _whole-lines, except the sile
   CHECK_FALSE(has_sequence(build_mpirun_command(two, files, context).argv, {"_whole-lines"}));
 }
 
+TEST_CASE("with a status directory, each wrapper records its instance's status in a file of its own", "[command]") {
+  auto context = context_with(4);
+  context.whole_lines_launcher = "/opt/popdist/bin/popdist";
+  context.status_directory = "/tmp/popdist-run-abc";
+  const auto contexts = split_command(build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options_for(3, 3),
+                                                           context).argv).contexts;
+  REQUIRE(contexts.size() == 3);
+  for (int index = 0; index < 3; ++index) {
+    CHECK(has_sequence(contexts[index], {"_whole-lines", "--status-file",
+                                         "/tmp/popdist-run-abc/instance" + std::to_string(index), "--", "prog"}));
+  }
+}
+
 TEST_CASE("--enable-recovery in --mpi-global-args is warned about", "[command]") {
   auto options = options_for(2, 2);
   options.mpi_global_args = {"--enable-recovery"};

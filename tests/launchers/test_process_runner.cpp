@@ -4,10 +4,23 @@
 
 #include <chrono>
 
+#include <fstream>
+
+#include "instance_status.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 
+using popdist::cli::HangWatch;
 using popdist::cli::run_and_wait;
+
+namespace {
+HangWatch watch_for(std::chrono::milliseconds limit, std::string status_directory = "") {
+  HangWatch watch;
+  watch.unreaped_limit = limit;
+  watch.status_directory = std::move(status_directory);
+  return watch;
+}
+}  // namespace
 
 TEST_CASE("run_and_wait returns the child's exit status", "[process]") {
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "exit 0"}) == 0);
@@ -31,7 +44,7 @@ TEST_CASE("run_and_wait throws when the program cannot start, naming it", "[proc
 // A parent that never reaps its ended child stands in for an mpirun hanging in its teardown:
 // `sleep` replaces the shell and never waits for the background subshell.
 TEST_CASE("run_and_wait ends a program that leaves its ended children unreaped", "[process]") {
-  const auto limit = std::chrono::milliseconds(600);
+  const auto limit = watch_for(std::chrono::milliseconds(600));
   const auto start = std::chrono::steady_clock::now();
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 3) & (exit 0) & exec sleep 60"}, limit) == 3);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
@@ -42,7 +55,21 @@ TEST_CASE("run_and_wait ends a program that leaves its ended children unreaped",
 }
 
 TEST_CASE("run_and_wait leaves alone a program that reaps its children", "[process]") {
-  const auto limit = std::chrono::milliseconds(600);
+  const auto limit = watch_for(std::chrono::milliseconds(600));
   // the children end at once and are reaped; the program itself runs past the limit
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 3) & wait; sleep 1.5; exit 7"}, limit) == 7);
+}
+
+// The case that the status files are for: the first instance to fail (status 3) was reaped by the
+// hanging program, and only the instances it killed afterwards (SIGTERM) are left unreaped.
+TEST_CASE("run_and_wait reports the first recorded failure of a hanging program, not its zombies'", "[process]") {
+  const popdist::cli::InstanceStatusDirectory directory;
+  REQUIRE_FALSE(directory.path().empty());
+  popdist::cli::record_instance_status(popdist::cli::instance_status_file(directory.path(), 1), 3);
+  const auto watch = watch_for(std::chrono::milliseconds(600), directory.path());
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"}, watch) == 3);
+  // nothing recorded as failed: the zombies' lowest status, as without a directory
+  const popdist::cli::InstanceStatusDirectory empty;
+  CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"},
+                     watch_for(std::chrono::milliseconds(600), empty.path())) == 128 + 15);
 }

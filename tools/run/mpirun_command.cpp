@@ -7,6 +7,7 @@
 #include "argument_text.hpp"
 #include "popdist/error.hpp"
 #include "shell_words.hpp"
+#include "instance_status.hpp"
 #include "whole_lines.hpp"
 
 namespace popdist::cli {
@@ -210,7 +211,11 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
       // their stdout and stderr to /dev/null (their exit status still counts).
       argv.insert(argv.end(), {"/bin/sh", "-c", "exec \"$@\" >/dev/null 2>&1", "popdist-silenced"});
     } else if (whole_lines) {
-      argv.insert(argv.end(), {context.whole_lines_launcher, whole_lines_command, "--"});
+      argv.insert(argv.end(), {context.whole_lines_launcher, whole_lines_command});
+      if (!context.status_directory.empty()) {
+        argv.insert(argv.end(), {"--status-file", instance_status_file(context.status_directory, instance.index)});
+      }
+      argv.push_back("--");
     }
     append_program(argv, options.program);
   }

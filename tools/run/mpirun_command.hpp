@@ -26,6 +26,9 @@ struct MpirunContext {
   /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
   /// the output (whole_lines.hpp); empty: the program is started directly.
   std::string whole_lines_launcher;
+  /// Where the `_whole-lines` wrappers record how each instance ended (instance_status.hpp);
+  /// empty: nowhere (a dry run, unit tests).
+  std::string status_directory;
   /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
   /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
   std::vector<std::pair<std::string, std::string>> exports;

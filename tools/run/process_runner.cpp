@@ -14,6 +14,7 @@
 #include <map>
 #include <thread>
 
+#include "instance_status.hpp"
 #include "popdist/error.hpp"
 #include "unreaped_children.hpp"
 
@@ -48,11 +49,12 @@ int lowest_failure(const std::vector<UnreapedChild>& children) {
 }
 
 /// waitpid for `pid`, polling, while watching its children: one that has ended and stays
-/// unreaped for `limit` means the program's own event loop has stopped (mpirun hanging in
-/// PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
-/// while others start MPI). Then the program is killed and `status` is built from its
-/// children's (as a wait status). Returns what waitpid returned.
-pid_t wait_watching_children(pid_t pid, std::chrono::milliseconds limit, const std::string& path, int& status) {
+/// unreaped for the watch's limit means the program's own event loop has stopped (mpirun hanging
+/// in PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
+/// while others start MPI). Then the program is killed and `status` is built from the recorded
+/// first failure or its children's (as a wait status). Returns what waitpid returned.
+pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::string& path, int& status) {
+  const auto limit = watch.unreaped_limit;
   using Clock = std::chrono::steady_clock;
   constexpr auto poll = std::chrono::milliseconds(100);
   constexpr int polls_per_look = 5;  // /proc is read every half second
@@ -74,11 +76,13 @@ pid_t wait_watching_children(pid_t pid, std::chrono::milliseconds limit, const s
     }
     unreaped_since = std::move(still);
     if (!stuck) continue;
-    const int result = lowest_failure(children);
+    const auto recorded = watch.status_directory.empty() ? std::nullopt : first_recorded_failure(watch.status_directory);
+    const int result = recorded ? *recorded : lowest_failure(children);
     std::fprintf(stderr,
                  "popdist run: %s has left processes it started unreaped for %.0f s after they ended: it hangs "
-                 "in its own teardown; ending it (exit status %d, the lowest of its ended processes')\n",
-                 path.c_str(), std::chrono::duration<double>(limit).count(), result);
+                 "in its own teardown; ending it (exit status %d, %s)\n",
+                 path.c_str(), std::chrono::duration<double>(limit).count(), result,
+                 recorded ? "the first instance to fail ended so" : "the lowest of its ended processes'");
     std::fflush(stderr);
     ::kill(pid, SIGKILL);
     const pid_t reaped = wait_for(pid, status);
@@ -90,7 +94,7 @@ pid_t wait_watching_children(pid_t pid, std::chrono::milliseconds limit, const s
 }  // namespace
 
 int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
-                 std::optional<std::chrono::milliseconds> unreaped_limit) {
+                 const std::optional<HangWatch>& hang_watch) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -154,7 +158,7 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
 
   int status = 0;
   const pid_t waited =
-      unreaped_limit ? wait_watching_children(pid, *unreaped_limit, path, status) : wait_for(pid, status);
+      hang_watch ? wait_watching_children(pid, *hang_watch, path, status) : wait_for(pid, status);
   restore();
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));

@@ -113,8 +113,10 @@ std::function<int()> add_whole_lines_command(CLI::App& app) {
   sub->group("");  // hidden: only `popdist run` writes it, on the instances' command lines
   sub->positionals_at_end();
   auto program = std::make_shared<std::vector<std::string>>();
+  auto status_file = std::make_shared<std::string>();
+  sub->add_option("--status-file", *status_file, "Where to record how the program ended (instance_status.hpp)");
   sub->add_option("program", *program, "The program and its arguments")->required();
-  return [program] { return run_with_whole_lines(*program); };
+  return [program, status_file] { return run_with_whole_lines(*program, *status_file); };
 }
 
 }  // namespace popdist::cli

@@ -10,6 +10,7 @@
 #include "find_program.hpp"
 #include "job_variables.hpp"
 #include "host_source.hpp"
+#include "instance_status.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
 #include "master_endpoint.hpp"
@@ -85,11 +86,16 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   if (!has_errors(notices)) {
     plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection->hosts);
   }
+  // Where the instances record how they ended, for when mpirun hangs (instance_status.hpp); a
+  // dry run starts nothing and makes none.
+  std::optional<InstanceStatusDirectory> status_directory;
+  if (!options.dry_run) status_directory.emplace();
   try {
     // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
     // too; its shape needs a plan, any plan will do to find them.
     context = machine_context(env);
     context.exports = effects.exports;
+    if (status_directory) context.status_directory = status_directory->path();
     const bool planned = !has_errors(notices);
     std::string master_decision;
     if (planned) {
@@ -155,8 +161,10 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   try {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.
-    constexpr auto mpirun_unreaped_limit = std::chrono::seconds(5);
-    return run_and_wait(mpirun_path, command.argv, mpirun_unreaped_limit);
+    HangWatch watch;
+    watch.unreaped_limit = std::chrono::seconds(5);
+    watch.status_directory = context.status_directory;
+    return run_and_wait(mpirun_path, command.argv, watch);
   } catch (const Error& e) {
     say(e.what());
     return 1;

@@ -12,6 +12,9 @@
 #include <cstring>
 #include <string>
 
+#include "instance_status.hpp"
+#include "unreaped_children.hpp"  // shell_status
+
 namespace popdist::cli {
 namespace {
 
@@ -129,7 +132,7 @@ struct Stream {
 
 }  // namespace
 
-int run_with_whole_lines(const std::vector<std::string>& program) {
+int run_with_whole_lines(const std::vector<std::string>& program, const std::string& status_file) {
   if (program.empty()) {
     std::fprintf(stderr, "popdist %s: no program\n", whole_lines_command);
     return 2;
@@ -174,6 +177,7 @@ int run_with_whole_lines(const std::vector<std::string>& program) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  if (!status_file.empty()) record_instance_status(status_file, shell_status(status));
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) {
     // End the same way, so that mpirun reports the signal it would have seen without us.

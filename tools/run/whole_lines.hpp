@@ -20,6 +20,7 @@ inline constexpr const char* whole_lines_command = "_whole-lines";
 /// Runs `program` with its stdout and stderr passed on in whole lines; forwards SIGTERM, SIGINT,
 /// SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 and SIGCONT to it; ends as it ended (its status, or the
 /// same signal). The program dies with this process (PR_SET_PDEATHSIG), so nothing is left behind.
-[[nodiscard]] int run_with_whole_lines(const std::vector<std::string>& program);
+/// With a `status_file`, records there how the program ended (instance_status.hpp).
+[[nodiscard]] int run_with_whole_lines(const std::vector<std::string>& program, const std::string& status_file = "");
 
 }  // namespace popdist::cli
