@@ -125,6 +125,41 @@ def sleepers(token):
     return pids
 
 
+def python_startup_directory(popdist):
+    """Where `popdist run` finds its Python start-up hook: ../share/popdist/python-startup."""
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(popdist)), "..", "share", "popdist",
+                                         "python-startup"))
+
+
+def python_startup(popdist):
+    """Python instances start with popdist run's hook first on PYTHONPATH (it tears torch.distributed
+    down at exit, tools/run/python_startup/sitecustomize.py); the user's PYTHONPATH and own
+    sitecustomize still count, the hook's directory is off sys.path once it ran, and
+    POPDIST_PYTHON_EXIT_HOOK=0 leaves PYTHONPATH as the user set it."""
+    hook = python_startup_directory(popdist)
+    check(os.path.exists(os.path.join(hook, "sitecustomize.py")), f"no start-up hook in {hook}")
+    probe = ("import atexit, os, sys; print('probe', os.environ['PYTHONPATH'], os.environ.get('USER_SITE_RAN'), "
+             "any('python-startup' in p for p in sys.path), sys.modules['sitecustomize'].__file__)")
+    with tempfile.TemporaryDirectory() as user_dir:
+        with open(os.path.join(user_dir, "sitecustomize.py"), "w") as f:
+            f.write("import os\nos.environ['USER_SITE_RAN'] = 'yes'\n")
+        # (PopRun lines forward PYTHONPATH by name themselves: the hook stays)
+        for switch, options, expected_path in (("1", [], f"{hook}:{user_dir}"),
+                                               ("1", ["--mpi-local-args=-x PYTHONPATH"], f"{hook}:{user_dir}"),
+                                               ("0", [], user_dir)):
+            env = dict(popdist_env(popdist), PYTHONPATH=user_dir, POPDIST_PYTHON_EXIT_HOOK=switch)
+            result = run([popdist, "run", "--num-instances", "2", *options, sys.executable, "-c", probe], env=env)
+            check(result.returncode == 0, describe(result))
+            probes = [line.split("probe ", 1)[1].split() for line in result.stdout.splitlines() if "probe " in line]
+            check(len(probes) == 2, describe(result))
+            for path, user_site_ran, hook_on_sys_path, sitecustomize in probes:
+                check(path == expected_path, f"hook {switch}: PYTHONPATH {path}, expected {expected_path}")
+                check(user_site_ran == "yes" and sitecustomize == os.path.join(user_dir, "sitecustomize.py"),
+                      f"hook {switch}: the user's sitecustomize did not run: {describe(result)}")
+                check(hook_on_sys_path == "False", f"hook {switch}: the hook's directory stayed on sys.path")
+    print(f"the hook ({hook}) goes first on PYTHONPATH, the user's sitecustomize still runs, =0 turns it off")
+
+
 def dry_run(popdist):
     env = popdist_env(popdist)
     for name in ("LD_LIBRARY_PATH", "PYTHONPATH", "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT"):
@@ -144,7 +179,7 @@ def dry_run(popdist):
 
     for i in range(2):
         contexts += ([":"] if i else []) + [
-            "-np", "1", "-x", "PATH",
+            "-np", "1", "-x", "PATH", "-x", "PYTHONPATH",
             "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
             "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
             "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
@@ -492,7 +527,7 @@ CHECKS = {
     "ignored-warning": ignored_warning, "numa-aware": numa_aware, "failing-instance": failing_instance,
     "signal-forwarding": signal_forwarding, "killed": killed, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
-    "verbatim-program": verbatim_program, "progress": progress,
+    "verbatim-program": verbatim_program, "progress": progress, "python-startup": python_startup,
     "slurm-dead-instance": slurm_dead_instance,
 }
 

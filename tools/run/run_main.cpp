@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <chrono>
+#include <filesystem>
 #include <optional>
 
 #include "command_length.hpp"
@@ -27,6 +30,13 @@ namespace {
 
 void say(const std::string& message) { fmt::print(stderr, "popdist run: {}\n", message); }
 
+/// This binary's path; empty when /proc cannot tell.
+std::string self_path() {
+  char self[4096];
+  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
+}
+
 MpirunContext machine_context(const EnvLookup& env) {
   MpirunContext context;
   context.as_root = ::geteuid() == 0;
@@ -37,10 +47,28 @@ MpirunContext machine_context(const EnvLookup& env) {
   }
   // This very binary starts the instances under `_whole-lines` (the same path on every host, as
   // for the program itself).
-  char self[4096];
-  const ssize_t length = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (length > 0) context.whole_lines_launcher.assign(self, static_cast<std::size_t>(length));
+  context.whole_lines_launcher = self_path();
   return context;
+}
+
+/// popdist run's start-up hook for Python instances (python_startup/sitecustomize.py), beside
+/// this binary as ../share/popdist/python-startup (build tree, install and wheel alike); empty
+/// when it is not there.
+std::string python_startup_directory(const std::string& self) {
+  const auto directory =
+      std::filesystem::path(self).parent_path().parent_path() / "share" / "popdist" / "python-startup";
+  std::error_code error;
+  return std::filesystem::exists(directory / "sitecustomize.py", error) ? directory.lexically_normal().string() : "";
+}
+
+/// PYTHONPATH for the instances with the start-up hook first, so that Python instances tear
+/// torch.distributed down at exit while the interpreter is whole (sitecustomize.py says why);
+/// nullopt when the hook is not installed or turned off (POPDIST_PYTHON_EXIT_HOOK=0).
+std::optional<std::string> python_path_with_hook(const std::string& self, const EnvLookup& env) {
+  const auto hook = python_startup_directory(self);
+  if (hook.empty() || env("POPDIST_PYTHON_EXIT_HOOK").value_or("1") == "0") return std::nullopt;
+  const auto user_path = env("PYTHONPATH").value_or("");
+  return user_path.empty() ? hook : hook + ":" + user_path;
 }
 
 // The command on one line (pasteable), then each instance's host and variables.
@@ -90,10 +118,18 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // dry run starts nothing and makes none.
   std::optional<InstanceStatusDirectory> status_directory;
   if (!options.dry_run) status_directory.emplace();
+  // mpirun gets PYTHONPATH with the hook from its environment and forwards it by name (-x
+  // PYTHONPATH), as it does the user's own: a PopRun line's `--mpi-local-args "-x PYTHONPATH"`
+  // keeps the hook too. Only a value the user spells out (-x PYTHONPATH=...) goes without it.
+  const auto hooked_python_path = python_path_with_hook(self_path(), env);
+  const EnvLookup instance_env = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "PYTHONPATH" && hooked_python_path) return hooked_python_path;
+    return env(name);
+  };
   try {
     // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
     // too; its shape needs a plan, any plan will do to find them.
-    context = machine_context(env);
+    context = machine_context(instance_env);
     context.exports = effects.exports;
     if (status_directory) context.status_directory = status_directory->path();
     const bool planned = !has_errors(notices);
@@ -107,6 +143,12 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     }
     command = build_mpirun_command(planned ? plan : plan_launch(1, 1, 1, {}), options, context);
     if (!master_decision.empty()) command.decisions.push_back(master_decision);
+    if (hooked_python_path) {
+      command.decisions.push_back(fmt::format(
+          "PYTHONPATH={}: Python instances tear torch.distributed down at exit while the interpreter is whole "
+          "(POPDIST_PYTHON_EXIT_HOOK=0: off)",
+          *hooked_python_path));
+    }
     if (planned) {
       check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
                            options.program);
@@ -161,6 +203,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   try {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.
+    if (hooked_python_path) ::setenv("PYTHONPATH", hooked_python_path->c_str(), 1);  // for mpirun to pass on
     HangWatch watch;
     watch.unreaped_limit = std::chrono::seconds(5);
     watch.status_directory = context.status_directory;

@@ -95,3 +95,18 @@ def test_taken_master_port_is_an_error_naming_it(tmp_path):
                      timeout=120)
     assert result.returncode != 0
     assert str(port) in result.stderr and "EADDRINUSE" in result.stderr, result.stderr
+
+
+def test_collective_left_in_flight_at_exit_does_not_abort(tmp_path):
+    """popdist run's Python start-up hook tears torch.distributed down at exit, while the interpreter
+    is whole, for a script that never imports popdist (tools/run/python_startup/sitecustomize.py).
+    The script leaves a collective in flight at exit; without the hook about half its runs abort
+    (status 134), so three clean runs in a row are the hook's doing."""
+    for attempt in range(3):
+        out = tmp_path / f"run{attempt}"
+        out.mkdir()
+        result = run(popdist_run(2, *python("torch_unwaited_at_exit.py", out)), TMPDIR=str(tmp_path))
+        found = reports(out, result, 2)
+        assert result.returncode == 0, f"run {attempt}: {result.stderr}"
+        assert "terminate called" not in result.stderr, result.stderr
+        assert sorted(r["rank"] for r in found.values()) == [0, 1]
