@@ -1,8 +1,6 @@
 // The Catch2 main of the MPI tests (after openPMD's and KaMPIng's): only rank 0 prints, unless
 // another rank fails, in which case its captured report is printed with its rank. MPI is
 // started by the tests themselves (popdist::init(), which is what they test) and finalized here.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "catch_session.hpp"
 #include "popdist/popdist.hpp"
 
 int main(int argc, char** argv) {
@@ -29,7 +28,7 @@ int main(int argc, char** argv) {
     saved_stdout = dup(STDOUT_FILENO);
     if (captured != nullptr) dup2(fileno(captured), STDOUT_FILENO);
   }
-  const int result = Catch::Session().run(argc, argv);
+  const int result = run_catch_session(argc, argv);
   if (quiet && captured != nullptr) {
     std::cout.flush();
     std::fflush(stdout);

@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <cstdlib>
-
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <optional>
 
