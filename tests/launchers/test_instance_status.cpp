@@ -2,6 +2,7 @@
 // after the first instance failed. Real files in a real temporary directory.
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>

@@ -4,8 +4,6 @@
 
 #include <chrono>
 
-#include <fstream>
-
 #include "instance_status.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
@@ -15,10 +13,7 @@ using popdist::cli::run_and_wait;
 
 namespace {
 HangWatch watch_for(std::chrono::milliseconds limit, std::string status_directory = "") {
-  HangWatch watch;
-  watch.unreaped_limit = limit;
-  watch.status_directory = std::move(status_directory);
-  return watch;
+  return HangWatch{limit, std::move(status_directory)};
 }
 }  // namespace
 

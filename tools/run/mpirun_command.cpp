@@ -5,9 +5,9 @@
 #include <algorithm>
 
 #include "argument_text.hpp"
+#include "instance_status.hpp"
 #include "popdist/error.hpp"
 #include "shell_words.hpp"
-#include "instance_status.hpp"
 #include "whole_lines.hpp"
 
 namespace popdist::cli {

@@ -15,7 +15,7 @@ namespace popdist::cli {
 struct HangWatch {
   /// One of the program's own children that has ended and stays unreaped this long means the
   /// program hangs in its teardown.
-  std::chrono::milliseconds unreaped_limit{5000};
+  std::chrono::milliseconds unreaped_limit{};
   /// Where the instances recorded how they ended (instance_status.hpp); empty: nowhere.
   std::string status_directory;
 };

@@ -36,7 +36,7 @@ std::string self_path() {
   return length > 0 ? std::string(self, static_cast<std::size_t>(length)) : std::string();
 }
 
-MpirunContext machine_context(const EnvLookup& env) {
+MpirunContext machine_context(const EnvLookup& env, const std::string& self) {
   MpirunContext context;
   context.as_root = ::geteuid() == 0;
   context.local_cores = local_cores();
@@ -46,7 +46,7 @@ MpirunContext machine_context(const EnvLookup& env) {
   }
   // This very binary starts the instances under `_whole-lines` (the same path on every host, as
   // for the program itself).
-  context.whole_lines_launcher = self_path();
+  context.whole_lines_launcher = self;
   return context;
 }
 
@@ -120,7 +120,8 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // mpirun gets PYTHONPATH with the hook from its environment and forwards it by name (-x
   // PYTHONPATH), as it does the user's own: a PopRun line's `--mpi-local-args "-x PYTHONPATH"`
   // keeps the hook too. Only a value the user spells out (-x PYTHONPATH=...) goes without it.
-  const auto hooked_python_path = python_path_with_hook(self_path(), env);
+  const auto self = self_path();
+  const auto hooked_python_path = python_path_with_hook(self, env);
   const EnvLookup instance_env = [&](const std::string& name) -> std::optional<std::string> {
     if (name == "PYTHONPATH" && hooked_python_path) return hooked_python_path;
     return env(name);
@@ -128,7 +129,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   try {
     // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
     // too; its shape needs a plan, any plan will do to find them.
-    context = machine_context(instance_env);
+    context = machine_context(instance_env, self);
     context.exports = effects.exports;
     if (status_directory) context.status_directory = status_directory->path();
     const bool planned = !has_errors(notices);
@@ -203,10 +204,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
     // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.
     if (hooked_python_path) ::setenv("PYTHONPATH", hooked_python_path->c_str(), 1);  // for mpirun to pass on
-    HangWatch watch;
-    watch.unreaped_limit = std::chrono::seconds(5);
-    watch.status_directory = context.status_directory;
-    return run_and_wait(mpirun_path, command.argv, watch);
+    return run_and_wait(mpirun_path, command.argv, HangWatch{std::chrono::seconds(5), context.status_directory});
   } catch (const Error& e) {
     say(e.what());
     return 1;

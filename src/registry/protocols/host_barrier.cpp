@@ -44,10 +44,12 @@ int usable_cores() noexcept {
   return CPU_COUNT(&set);
 }
 
+/// The longest one sleep on the release lasts: a safety net, wakes are explicit.
+constexpr long kLongestSleepNs = 10'000'000;
+
 /// A futex on a word of the shared window (not FUTEX_PRIVATE: the word is shared between
-/// processes). Waits while *word == expected, at most `nanoseconds` (10 ms by default: a safety
-/// net; wakes are explicit).
-void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long nanoseconds = 10'000'000) noexcept {
+/// processes). Waits while *word == expected, at most `nanoseconds`.
+void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long nanoseconds) noexcept {
   timespec limit{0, nanoseconds};
   syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT, expected, &limit, nullptr, 0);
 }
@@ -194,7 +196,7 @@ HostBarrier::~HostBarrier() {
 void HostBarrier::wait_for_generation(std::uint32_t seen) const {
   InterruptPoll interrupts;  // while sleeping: Ctrl-C within ~50 ms (popdist/interrupts.hpp)
   for (int poll = 0; shared_->generation.load(std::memory_order_acquire) == seen; ++poll) {
-    pause(seen, poll, 10'000'000, false);
+    pause(seen, poll, kLongestSleepNs, false);
     if (poll >= spin_polls_ + yield_polls_) interrupts();
   }
 }
@@ -354,20 +356,13 @@ HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::tim
       }
       continue;  // the state moved: look again
     }
-    if (poll < spin_polls_) {
-      cpu_relax();
-    } else if (poll < spin_polls_ + yield_polls_ || now >= deadline) {
-      sched_yield();
+    if (now >= deadline && poll >= spin_polls_) {
+      sched_yield();  // past the deadline, the last arrival is releasing the round: no sleep
     } else {
       // As in wait_for_generation, but never past the deadline. The giver wakes the sleepers.
       const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now).count();
-      shared_->sleepers.fetch_add(1, std::memory_order_seq_cst);
-      if (shared_->generation.load(std::memory_order_seq_cst) == round &&
-          (shared_->state.load(std::memory_order_seq_cst) & kGaveUp) == 0) {
-        futex_wait(shared_->generation, round, static_cast<long>(std::min<long long>(left, 10'000'000)) + 1);
-      }
-      shared_->sleepers.fetch_sub(1, std::memory_order_seq_cst);
-      interrupts();
+      pause(round, poll, static_cast<long>(std::min<long long>(left, kLongestSleepNs)) + 1, true);
+      if (poll >= spin_polls_ + yield_polls_) interrupts();
     }
   }
 }

@@ -290,7 +290,9 @@ void timed_barrier(Entry& entry, double seconds) {
   //    rounds: step 2's single pass missed them about one time in three), so look again, with
   //    progress passes of our own -- but only when we can be late. A notice that comes later
   //    still is found by step 2 of our next timed round over the set.
-  if (TimedRounds::may_be_late(previous_start, start, shortest_timeout)) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  if (TimedRounds::may_be_late(previous_start, start, shortest_timeout)) {
+    look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  }
 }
 
 void cancel_timed_receives(Entry& entry, bool mpi_usable) noexcept {

@@ -26,7 +26,6 @@ namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
-
 /// `bytes` as this set's GAVE_UP message, or nothing (too short, or another set's whose tag
 /// collides with ours: its hash differs).
 std::optional<Heard> read_notice(const Entry& entry, const char* bytes, std::size_t size, int source) {

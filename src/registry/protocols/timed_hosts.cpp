@@ -223,7 +223,9 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
 
   // The late look (timed_barrier.cpp, step 5): were we the one the others gave up on? Measured
   // against this call's own timeout (a non-leader hears no other's).
-  if (TimedRounds::may_be_late(previous_start, start, seconds)) look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  if (TimedRounds::may_be_late(previous_start, start, seconds)) {
+    look_for_late_notices(entry, rounds, control, deadline, seconds, me);
+  }
 }
 
 }  // namespace popdist::detail
