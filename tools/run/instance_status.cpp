@@ -1,6 +1,7 @@
 #include "instance_status.hpp"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +12,12 @@
 #include <string>
 
 namespace popdist::cli {
+
+int shell_status(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
 
 InstanceStatusDirectory::InstanceStatusDirectory() {
   const char* tmpdir = std::getenv("TMPDIR");

@@ -13,6 +13,9 @@
 
 namespace popdist::cli {
 
+/// A wait status as a shell reports it: the exit code, or 128 + the signal that ended the process.
+[[nodiscard]] int shell_status(int wait_status);
+
 /// A directory for the job's status files, under $TMPDIR (else /tmp), removed with its files
 /// when this object is destroyed. Empty path when it could not be made (then nothing is recorded).
 class InstanceStatusDirectory {

@@ -1,12 +1,12 @@
 #include "unreaped_children.hpp"
 
-#include <sys/wait.h>
-
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "instance_status.hpp"  // shell_status
 
 namespace popdist::cli {
 namespace {
@@ -26,12 +26,6 @@ std::vector<std::string> stat_fields(pid_t pid) {
 }
 
 }  // namespace
-
-int shell_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
 
 std::vector<UnreapedChild> unreaped_children(pid_t parent) {
   constexpr std::size_t state = 0;       // proc(5) field 3

@@ -15,9 +15,6 @@ struct UnreapedChild {
   int exit_status = 0;  ///< as a shell reports it: the exit code, or 128 + the signal
 };
 
-/// A wait status as a shell reports it: the exit code, or 128 + the signal that ended the process.
-[[nodiscard]] int shell_status(int wait_status);
-
 /// The zombie children of `parent`, with their exit statuses (/proc/<pid>/stat's exit_code,
 /// Linux 3.5 and later). Empty when there are none or /proc cannot tell.
 [[nodiscard]] std::vector<UnreapedChild> unreaped_children(pid_t parent);

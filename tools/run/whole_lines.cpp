@@ -13,7 +13,6 @@
 #include <string>
 
 #include "instance_status.hpp"
-#include "unreaped_children.hpp"  // shell_status
 
 namespace popdist::cli {
 namespace {

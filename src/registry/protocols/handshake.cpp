@@ -361,10 +361,8 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
   const auto take_roll = [&](int source, const HandshakeMessage& message, bool arriving) {
     const auto kind = static_cast<RollCall::Kind>(message.roll_kind);
     if (!roll && (arriving || kind == RollCall::Kind::Final)) {
-      std::set<int> givers{source};
-      for (std::size_t i = 0; i < members.size(); ++i) {
-        if (RollCall::bit(message.present, i)) givers.insert(members[i]);
-      }
+      std::set<int> givers;
+      RollCall::add_takers(givers, source, message.present, members);
       givers.erase(me);
       fail_late(members, {givers.begin(), givers.end()}, message.seconds, me, caller);
     }

@@ -91,6 +91,14 @@ class RollCall {
   [[nodiscard]] static bool bit(const Bitmap& bits, std::size_t i) noexcept {
     return i / 8 < bits.size() && (bits[i / 8] >> (i % 8) & 1U) != 0;
   }
+  /// Adds to `takers` the members (`members[i]` for position i) that a roll-call message marks
+  /// present and its sender: the instances known to have taken part, from one message.
+  static void add_takers(std::set<int>& takers, int sender, const Bitmap& present, const std::vector<int>& members) {
+    takers.insert(sender);
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      if (bit(present, i)) takers.insert(members[i]);
+    }
+  }
 
   /// `count` members, this one at `position`; `window`: how long an asked member has to answer
   /// (any unit, the same as the times given to start, receive and poll).

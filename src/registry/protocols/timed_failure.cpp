@@ -123,12 +123,7 @@ std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Com
 
 std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, int me) {
   std::set<int> givers;
-  for (const auto& one : heard) {
-    givers.insert(one.source);
-    for (std::size_t i = 0; i < entry.members.size(); ++i) {
-      if (RollCall::bit(one.present, i)) givers.insert(entry.members[i]);
-    }
-  }
+  for (const auto& one : heard) RollCall::add_takers(givers, one.source, one.present, entry.members);
   givers.erase(me);
   return {givers.begin(), givers.end()};
 }
