@@ -2,15 +2,18 @@
 # Runs every Python suite of popdist:
 #   1. single process: tests/python/test_*.py (no launcher; env-driven getters in subprocesses),
 #      and tests/python/launch/ (jobs started with mpirun: examples, popdist-first, abort hook);
-#   2. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4.
+#   2. popdist.torch and popdist.lightning: tests/python/torch (single processes, and torch jobs
+#      the tests start with mpirun, popdist run and torchrun themselves);
+#   3. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4.
 #
-# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|mpi:N]
+# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|mpi:N]
 #   (default)          test the installed package (`pip install .` done beforehand)
 #   --install          run `pip install .` first
 #   --build-tree DIR   test a CMake build tree configured with -DPOPDIST_BUILD_PYTHON=ON instead
 #                      (PYTHONPATH=DIR/bindings, the CLI from DIR/tools)
-#   --suite S          one suite only: `single` (1.) or `mpi:N` (2. at N ranks); CTest runs each
-#                      as its own test (Python.single, Python.mpi.Nranks). Exit 77 when popdist
+#   --suite S          one suite only: `single` (1.), `torch` (2.) or `mpi:N` (3. at N ranks); CTest
+#                      runs each as its own test (Python.single, Python.torch, Python.mpi.Nranks),
+#                      so that they run side by side. Exit 77 when popdist
 #                      is not importable, so that CTest reports a skip naming the cause.
 # Environment: PYTHON (default python3), PYTEST_ARGS (extra pytest arguments).
 set -euo pipefail
@@ -63,7 +66,11 @@ pytest=("$python" -m pytest -c "$root/pyproject.toml" --rootdir "$root" -p no:ca
 
 single_suite() {
   echo "== popdist Python: single-process and mpirun-launched suites"
-  "${pytest[@]}" "$root/tests/python"
+  "${pytest[@]}" --ignore "$root/tests/python/torch" "$root/tests/python"
+}
+torch_suite() {
+  echo "== popdist Python: popdist.torch and popdist.lightning"
+  "${pytest[@]}" "$root/tests/python/torch"
 }
 mpi_suite() {
   echo "== popdist Python: multi-rank suite at $1 ranks"
@@ -73,9 +80,10 @@ mpi_suite() {
     "${pytest[@]:0:1}" -m mpi4py "${pytest[@]:1}" --capture=sys "$root/tests/python/mpi"
 }
 case "$suite" in
-  all) single_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
+  all) single_suite; torch_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
        echo "== popdist Python: all suites passed" ;;
   single) single_suite ;;
+  torch) torch_suite ;;
   mpi:[1-9]) mpi_suite "${suite#mpi:}" ;;
-  *) echo "run.sh: --suite '$suite' is neither 'single' nor 'mpi:N' with N in 1-9" >&2; exit 2 ;;
+  *) echo "run.sh: --suite '$suite' is not 'single', 'torch' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
 esac
