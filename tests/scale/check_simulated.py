@@ -17,7 +17,12 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   other member with a TimeoutError naming exactly that member (the probe exits non-zero
   otherwise); so does a registration with a timeout over all but instance 0 (a new set, so that
   registration's handshake runs), within 3 ceil(log2 N) + 3 messages per member (Hellos,
-  presences to the same partners, the roll call).
+  presences to the same partners, the roll call);
+- a conflict (instance N-1 registers {0, N-1} before a set that the others register at once) is
+  a UsageError naming both sets on every member of them, and costs what DESIGN 5 says: the member
+  that finds it tells every member of both sets (Mismatch: N - 2 messages, the one O(N) sender,
+  after its ceil(log2 N) Hellos and one question for the other set's list); every other member
+  sends its Hellos and at most one answer, so that the mean stays within ceil(log2 N) + 2.
 
 Usage: python3 check_simulated.py PROBE PLATFORM [N]
 """
@@ -75,7 +80,17 @@ def main():
         # roll call (as above). It was all-to-all, k - 1 GaveUp notices from every member.
         "register_timed_missing": 3 * log + 3,
     }
+    # The conflict's finder (see the top): its Mismatch to every other member of both sets.
+    bounds["register_conflict"] = (n - 2) + log + 1
+    mean_bounds = {"register_conflict": log + 2}
     failures = []
+    for step, bound in mean_bounds.items():
+        if step in steps:
+            sends = steps[step]["mean_sends"]
+            verdict = "ok" if sends <= bound else "TOO MANY"
+            print(f"{step}: the members sent {sends:.2f} messages on average; bound {bound}: {verdict}")
+            if sends > bound:
+                failures.append(f"{step}: {sends:.2f} sends per member on average, more than {bound}")
     for step, bound in bounds.items():
         if step not in steps:
             failures.append(f"{step}: not reported by the probe")

@@ -16,6 +16,12 @@
 // registration with the same timeout over that set without its first member other than R (a new
 // set, so that registration's handshake runs) that R never calls: the same check.
 //
+// The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set
+// of every instance but instance 1, which the others register at once: instance 0 hears of
+// {0, N-1} from a member of its own set and tells every member of both sets (Mismatch, the one
+// path that sends O(N) messages from one member, DESIGN 5); every member must get a UsageError
+// naming both sets (exit status 3 otherwise).
+//
 // --last STEP ends the probe after the step named STEP (e.g. register_all): at 4,096 simulated
 // ranks each step takes minutes of the simulation's real time, and a question about one step
 // need not pay for those after it.
@@ -291,6 +297,28 @@ int main(int argc, char** argv) {
           }
         }
       }, g_rank % stride == 0 && g_rank != absent);
+    }
+    if (n >= 4) {
+      auto left = every(1, n);  // a set no other step registers
+      left.erase(1);
+      const popdist::InstanceSet pair{0, n - 1};
+      const bool involved = g_rank != 1;
+      step("register_conflict", false, [n, &left, &pair, &status] {
+        if (g_rank == 1) return;
+        std::string text;
+        try {
+          if (g_rank == n - 1) popdist::register_communicator(pair, "scale/conflict-pair");
+          popdist::register_communicator(left, "scale/conflict");
+        } catch (const popdist::UsageError& error) {
+          text = error.what();
+        }
+        const auto both = "{0, " + std::to_string(n - 1) + "}";
+        if (text.find("inconsistent registration") == std::string::npos || text.find(both) == std::string::npos) {
+          std::fprintf(stderr, "scale_probe: instance %d: the conflict was not an error naming %s: '%s'\n", g_rank,
+                       both.c_str(), text.c_str());
+          status = 3;
+        }
+      }, involved);
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "scale_probe: instance %d: %s\n", g_rank, error.what());
