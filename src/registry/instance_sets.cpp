@@ -7,9 +7,36 @@
 
 namespace popdist::detail {
 
-std::string format_set(const std::vector<int>& members) { return fmt::format("{{{}}}", fmt::join(members, ", ")); }
+namespace {
 
-std::string format_set(const InstanceSet& members) { return fmt::format("{{{}}}", fmt::join(members, ", ")); }
+constexpr std::size_t kListedInFull = 16;  ///< members of a set written one by one
+constexpr std::size_t kItemsShown = 16;    ///< items (members or runs) of a larger set
+
+std::string format_sorted(const std::vector<int>& members) {
+  if (members.size() <= kListedInFull) return fmt::format("{{{}}}", fmt::join(members, ", "));
+  std::vector<std::string> items;
+  for (std::size_t first = 0; first < members.size();) {
+    auto last = first;
+    while (last + 1 < members.size() && members[last + 1] == members[last] + 1) ++last;
+    if (last - first >= 2) {
+      items.push_back(fmt::format("{}-{}", members[first], members[last]));
+    } else {
+      for (auto one = first; one <= last; ++one) items.push_back(std::to_string(members[one]));
+    }
+    first = last + 1;
+  }
+  if (items.size() > kItemsShown) {
+    items.erase(items.begin() + kItemsShown / 2, items.end() - kItemsShown / 2);
+    items.insert(items.begin() + kItemsShown / 2, "...");
+  }
+  return fmt::format("{{{}}} ({} instances)", fmt::join(items, ", "), members.size());
+}
+
+}  // namespace
+
+std::string format_set(const std::vector<int>& members) { return format_sorted(members); }
+
+std::string format_set(const InstanceSet& members) { return format_sorted({members.begin(), members.end()}); }
 
 std::vector<int> validated_members(const std::vector<int>& participants, int num_instances, const char* function) {
   return checked_instances(participants, num_instances, function);

@@ -13,7 +13,11 @@
 
 namespace popdist::detail {
 
-/// "{0, 1, 3}".
+/// "{0, 1, 3}": a set of up to 16 members, member by member. A larger one shortly, so that an
+/// error naming a set of thousands of instances stays a line (and the Mismatch that carries it
+/// stays small, handshake_message.hpp): runs of three or more consecutive members as
+/// "first-last", at most 16 items (the first and last 8 around "..."), and the count:
+/// "{0, 2-255} (255 instances)".
 [[nodiscard]] std::string format_set(const std::vector<int>& members);
 [[nodiscard]] std::string format_set(const InstanceSet& members);
 

@@ -290,22 +290,57 @@ TEST_CASE("Runtime.logic: tags stay in range and apart", "[logic]") {
   CHECK(set_hash({0, 1}) == set_hash({0, 1}));
 }
 
+TEST_CASE("Runtime.logic: sets are named member by member up to 16 members, shortly beyond", "[logic]") {
+  using popdist::detail::format_set;
+  const auto range = [](int first, int end, int stride = 1) {
+    std::vector<int> members;
+    for (int i = first; i < end; i += stride) members.push_back(i);
+    return members;
+  };
+  CHECK(format_set(std::vector<int>{}) == "{}");
+  CHECK(format_set(std::vector<int>{3}) == "{3}");
+  CHECK(format_set(range(0, 16)) == "{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}");
+  CHECK(format_set(popdist::InstanceSet{0, 2, 3}) == "{0, 2, 3}");
+  CHECK(format_set(range(0, 17)) == "{0-16} (17 instances)");
+  auto all_but_one = range(0, 256);
+  all_but_one.erase(all_but_one.begin() + 1);
+  CHECK(format_set(all_but_one) == "{0, 2-255} (255 instances)");
+  // Runs of two stay two members; 16 items are shown in full, more around "...".
+  CHECK(format_set(range(0, 48, 3)) == "{0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45}");
+  auto pairs = range(0, 30, 3);
+  for (int i = 0; i < 30; i += 3) pairs.push_back(i + 1);
+  std::sort(pairs.begin(), pairs.end());
+  CHECK(format_set(pairs) == "{0, 1, 3, 4, 6, 7, 9, 10, ..., 18, 19, 21, 22, 24, 25, 27, 28} (20 instances)");
+  CHECK(format_set(range(0, 16384, 100)) ==
+        "{0, 100, 200, 300, 400, 500, 600, 700, ..., 15600, 15700, 15800, 15900, 16000, 16100, 16200, 16300} "
+        "(164 instances)");
+  CHECK(format_set(range(0, 16384)) == "{0-16383} (16384 instances)");
+}
+
 TEST_CASE("Runtime.logic: handshake messages round-trip", "[logic]") {
   popdist::detail::HandshakeMessage message;
   message.kind = popdist::detail::HandshakeMessage::Mismatch;
-  message.set = {0, 1};
-  message.digest = popdist::detail::digest_of(message.set);
+  message.digest = popdist::detail::digest_of({0, 1});
   message.id = "pair";
-  message.other_set = {0, 1, 2};
+  message.other_digest = popdist::detail::digest_of({0, 1, 2});
   message.text = "inconsistent";
   const auto bytes = popdist::detail::encode(message);
   const auto back = popdist::detail::decode(bytes, 3);
   CHECK(back.kind == message.kind);
   CHECK(back.digest == message.digest);
-  CHECK(back.set == message.set);
+  CHECK(back.set.empty());
   CHECK(back.id == message.id);
-  CHECK(back.other_set == message.other_set);
+  CHECK(back.other_digest == message.other_digest);
   CHECK(back.text == message.text);
+  // A SetList carries its list, which must match its digest.
+  popdist::detail::HandshakeMessage list;
+  list.kind = popdist::detail::HandshakeMessage::SetList;
+  list.set = {0, 1, 2};
+  list.digest = popdist::detail::digest_of(list.set);
+  CHECK(popdist::detail::decode(popdist::detail::encode(list), 3).set == list.set);
+  list.digest = popdist::detail::digest_of({0, 1});
+  CHECK_THROWS_WITH(popdist::detail::decode(popdist::detail::encode(list), 3),
+                    Catch::Contains("malformed handshake message"));
   auto truncated = bytes;
   truncated.resize(bytes.size() - 3);
   CHECK_THROWS_WITH(popdist::detail::decode(truncated, 3), Catch::Contains("malformed handshake message") &&

@@ -22,7 +22,10 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   a UsageError naming both sets on every member of them, and costs what DESIGN 5 says: the member
   that finds it tells every member of both sets (Mismatch: N - 2 messages, the one O(N) sender,
   after its ceil(log2 N) Hellos and one question for the other set's list); every other member
-  sends its Hellos and at most one answer, so that the mean stays within ceil(log2 N) + 2.
+  sends its Hellos and at most one answer, so that the mean stays within ceil(log2 N) + 2. A
+  Mismatch names the sets by digest and its text names large sets shortly, so that the finder
+  sends at most MISMATCH_BYTES a message (with both member lists and the sets written out in its
+  text, ~2.5 KB each at 256 and O(N), O(N^2) bytes from one member).
 
 Usage: python3 check_simulated.py PROBE PLATFORM [N]
 """
@@ -39,8 +42,11 @@ import tempfile
 # every 8th instance).
 STRIDE = 1
 # A Hello or Presence: kind, the digest (count, two 64-bit hashes), an empty list, the id
-# ("scale/all"), an empty list and text: 49 bytes; the bound leaves room for a longer id.
+# ("scale/all") and an empty text: 45 bytes; the bound leaves room for a longer id.
 HANDSHAKE_MESSAGE_BYTES = 64
+# A Mismatch: two digests and the error, which names both sets (instance_sets.hpp's format_set:
+# "{0, 2-255} (255 instances)") and the ids: ~350 bytes at 256 and at any N for these sets.
+MISMATCH_BYTES = 512
 
 def main():
     probe, platform = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -109,6 +115,14 @@ def main():
               f"({HANDSHAKE_MESSAGE_BYTES} per message): {verdict}")
         if sent_bytes > byte_bound:
             failures.append(f"register_all: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
+    if "register_conflict" in steps:
+        sent_bytes = steps["register_conflict"]["max_sent_bytes"]
+        byte_bound = bounds["register_conflict"] * MISMATCH_BYTES
+        verdict = "ok" if sent_bytes <= byte_bound else "TOO MANY"
+        print(f"register_conflict: the busiest member sent {sent_bytes:.0f} bytes; bound {byte_bound} "
+              f"({MISMATCH_BYTES} per message): {verdict}")
+        if sent_bytes > byte_bound:
+            failures.append(f"register_conflict: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
     if "timeout_message" not in steps:
         failures.append("the timed synchronize without a member did not report its TimeoutError")
     if "registration_timeout_message" not in steps:

@@ -55,10 +55,13 @@
 // found (no message of one set reaches a member of the same set busy elsewhere): the timeout ends
 // those, naming the members that never came.
 //
-// On an inconsistency the instance that sees it sends a Mismatch (with its error text) to every
-// instance of both sets, so that members still waiting for a Hello that will never come raise
-// the same error. Both sets are then poisoned locally: any later registration of them throws at
-// once, and stale messages about them are dropped.
+// On an inconsistency the instance that sees it sends a Mismatch (the two sets' digests and its
+// error text) to every instance of both sets, so that members still waiting for a Hello that will
+// never come raise the same error. Both sets are then poisoned locally: any later registration of
+// them throws at once, and stale messages about them are dropped. That is k messages from the one
+// member that found it, the one O(k) sender of a failed registration: a member that is not
+// waiting in a handshake would not pass a relayed Mismatch on, and those behind it would wait
+// forever. Its bytes do not grow with k (large sets are named shortly, instance_sets.hpp).
 //
 // With a deadline (POPDIST_SYNC_TIMEOUT or the caller's timeout), a member still waiting when it
 // passes starts the timed synchronize's roll call (roll_call.hpp) over the set's positions, its
@@ -126,15 +129,17 @@ void Handshake::reset() noexcept {
   unfinished_.clear();
 }
 
-void Handshake::poison(const std::vector<int>& set, const std::string& text) { poisoned_.emplace(digest_of(set), text); }
+void Handshake::poison(const SetDigest& set, const std::string& text) { poisoned_.emplace(set, text); }
 
 void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text, int me,
                      MPI_Comm control) {
-  poison(mine, text);
-  poison(theirs, text);
+  const auto mine_digest = digest_of(mine);
+  const auto theirs_digest = digest_of(theirs);
+  poison(mine_digest, text);
+  poison(theirs_digest, text);
   std::set<int> everyone(mine.begin(), mine.end());
   everyone.insert(theirs.begin(), theirs.end());
-  send_to_others(HandshakeMessage{HandshakeMessage::Mismatch, digest_of(mine), mine, "", theirs, text}, everyone, me,
+  send_to_others(HandshakeMessage{HandshakeMessage::Mismatch, mine_digest, {}, "", theirs_digest, text}, everyone, me,
                  control);
   throw UsageError(text);
 }
@@ -151,7 +156,7 @@ void Handshake::give_up(const std::vector<int>& members, const std::vector<int>&
                                       registering ? "register it" : "come to create the set's communicator", seconds);
   const auto text = fmt::format("{} over {}: {} (instance {} gave up waiting; the set cannot be created in this job)",
                                 caller, format_set(members), what, me);
-  poison(members, text);
+  poison(digest_of(members), text);
   throw TimeoutError(text, missing);
 }
 
@@ -161,7 +166,7 @@ void Handshake::fail_late(const std::vector<int>& members, const std::vector<int
                                 "came (their timeout: {} s); the set cannot be created in this job",
                                 caller, format_set(members), givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), me,
                                 seconds);
-  poison(members, text);
+  poison(digest_of(members), text);
   throw TimeoutError(text, {me});
 }
 
@@ -405,9 +410,9 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       return true;
     }
     if (message.kind == HandshakeMessage::Mismatch) {
-      poison(message.set, message.text);
-      poison(message.other_set, message.text);
-      if (message.digest == digest || digest_of(message.other_set) == digest) {
+      poison(message.digest, message.text);
+      poison(message.other_digest, message.text);
+      if (message.digest == digest || message.other_digest == digest) {
         throw UsageError(message.text);
       }
       return true;  // about sets this instance has not reached yet: they are poisoned now

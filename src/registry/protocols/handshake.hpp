@@ -47,7 +47,7 @@ class Handshake {
   };
   [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
                          int me, MPI_Comm control);
-  void poison(const std::vector<int>& set, const std::string& text);
+  void poison(const SetDigest& set, const std::string& text);
   /// After the roll call: TimeoutError naming `missing`, the members that did not take part.
   [[noreturn]] void give_up(const std::vector<int>& members, const std::vector<int>& missing, double seconds, int me,
                             const char* caller);

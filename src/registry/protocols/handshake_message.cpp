@@ -104,8 +104,12 @@ std::vector<char> encode(const HandshakeMessage& message) {
   put_u64(out, message.digest.mix);
   put_ints(out, message.set);
   put_text(out, message.id);
-  put_ints(out, message.other_set);
   put_text(out, message.text);
+  if (message.kind == HandshakeMessage::Mismatch) {  // (the other kinds stay as short as they were)
+    put_int(out, message.other_digest.count);
+    put_u64(out, message.other_digest.hash);
+    put_u64(out, message.other_digest.mix);
+  }
   if (message.kind == HandshakeMessage::Roll) {  // the other kinds stay as short as they were
     put_int(out, message.roll_kind);
     put_int(out, message.roll_level);
@@ -125,8 +129,12 @@ HandshakeMessage decode(const std::vector<char>& bytes, int source) {
   message.digest.mix = reader.get_u64();
   message.set = reader.get_ints();
   message.id = reader.get_text();
-  message.other_set = reader.get_ints();
   message.text = reader.get_text();
+  if (message.kind == HandshakeMessage::Mismatch) {
+    message.other_digest.count = reader.get_int();
+    message.other_digest.hash = reader.get_u64();
+    message.other_digest.mix = reader.get_u64();
+  }
   if (message.kind == HandshakeMessage::Roll) {
     message.roll_kind = reader.get_int();
     message.roll_level = reader.get_int();

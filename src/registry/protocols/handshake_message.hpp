@@ -5,10 +5,12 @@
 // a member's bytes grow like its messages, O(log k), instead of O(k log k): every member sends
 // its ceil(log2 k) Hellos at about the same time, and lists of 4 bytes a member filled the links
 // a node's ranks share (tests/bench/README.md, "Registration by digest").
-// The lists travel only where a set is in question: a SetList answers a ListRequest (a member
-// whose partner sent the digest of another set asks for that set, to name it in the error), and
-// a Mismatch carries both sets, as its error names them. A Roll (the roll call of a
-// registration whose deadline passed) carries a bitmap of one bit per member instead.
+// A list travels only where a set is in question: a SetList answers a ListRequest (a member
+// whose partner sent the digest of another set asks for that set, to name it in the error). A
+// Mismatch, which the member that found a conflict sends to every member of both sets, carries
+// their digests and its error text (which names them, large sets written shortly:
+// instance_sets.hpp), so that its bytes do not grow with the sets it is sent to. A Roll (the roll
+// call of a registration whose deadline passed) carries a bitmap of one bit per member.
 
 #include <cstdint>
 #include <string>
@@ -43,16 +45,16 @@ struct HandshakeMessage {
   HandshakeMessage() = default;
   /// Every kind but Roll, whose own fields are set after.
   HandshakeMessage(int kind_, const SetDigest& digest_, std::vector<int> set_, std::string id_,
-                   std::vector<int> other_set_, std::string text_)
-      : kind(kind_), digest(digest_), set(std::move(set_)), id(std::move(id_)), other_set(std::move(other_set_)),
+                   const SetDigest& other_digest_, std::string text_)
+      : kind(kind_), digest(digest_), set(std::move(set_)), id(std::move(id_)), other_digest(other_digest_),
         text(std::move(text_)) {}
   int kind = Hello;
   /// Every kind: the set the sender is creating (Hello, Presence, Roll), one of the two sets
   /// (Mismatch), the set asked about (ListRequest) or sent (SetList)
   SetDigest digest;
-  std::vector<int> set;        ///< Mismatch, SetList: that set's members; empty otherwise
+  std::vector<int> set;        ///< SetList: that set's members; empty otherwise
   std::string id;              ///< Hello, Presence, SetList: the id the set is registered under ("" when none)
-  std::vector<int> other_set;  ///< Mismatch: the other set
+  SetDigest other_digest;      ///< Mismatch: the other set
   std::string text;            ///< Mismatch: the error the sender raised
   /// Roll only: a message of the roll call that names the members that did not come when a
   /// registration's deadline passes (roll_call.hpp): its kind and level, the sender's timeout
