@@ -22,7 +22,7 @@ BASELINE = {
 }
 ORDER = ["MPI_Barrier", "MPI_Comm_create_group", "MPI_Bcast", "MPI_Init_modex", "init", "register_all", "register_half",
          "register_1pct", "synchronize", "synchronize_all_set", "synchronize_timed_first", "synchronize_timed", "execute_on_instances",
-         "synchronize_timed_missing"]
+         "register_late", "register_timed_missing", "synchronize_timed_missing", "register_conflict"]
 
 
 def main(path):

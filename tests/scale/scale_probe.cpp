@@ -16,6 +16,13 @@
 // registration with the same timeout over that set without its first member other than R (a new
 // set, so that registration's handshake runs) that R never calls: the same check.
 //
+// --late S adds a step (register_late) after execute_on_instances: a registration without a
+// timeout over every instance but instance 2 (from 4 instances on), to which instance N-1 comes S
+// seconds after the others. Beyond 30 s the members still waiting tell every other member that
+// they are there (handshake.cpp, "Escalation": the one all-to-all path left, taken only by a
+// registration without a timeout that has waited that long); this step measures it. The time is
+// from the late member's arrival.
+//
 // The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set
 // of every instance but instance 1, which the others register at once: instance 0 hears of
 // {0, N-1} from a member of its own set and tells every member of both sets (Mismatch, the one
@@ -51,6 +58,7 @@ struct Options {
   double timeout = 5.0;     ///< that synchronize's timeout (seconds)
   int missing_stride = 1;   ///< that synchronize is over every missing_stride-th instance
   bool quick = false;       ///< skip the 1% and half registrations (CI)
+  double late = 0;          ///< seconds: the delay of the late member of register_late (0: no such step)
   std::string last;         ///< the step after which the probe stops ("": none)
 };
 
@@ -67,13 +75,15 @@ Options parse(int argc, char** argv) {
       options.timeout = std::atof(argv[++i]);
     } else if (arg == "--missing-stride" && has_value) {
       options.missing_stride = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--late" && has_value) {
+      options.late = std::atof(argv[++i]);
     } else if (arg == "--quick") {
       options.quick = true;
     } else if (arg == "--last" && has_value) {
       options.last = argv[++i];
     } else {
       std::fprintf(stderr, "scale_probe: unknown argument '%s'; expected --skew S, --never-arrives R, --timeout S, "
-                           "--missing-stride K, --quick, --last STEP\n", arg.c_str());
+                           "--missing-stride K, --late S, --quick, --last STEP\n", arg.c_str());
       std::exit(2);
     }
   }
@@ -94,22 +104,24 @@ double spread(int rank, int salt) {
   return static_cast<double>(x % 1000003) / 1000002.0;
 }
 
-/// Waits until this member's arrival time at step `salt` (usleep is SMPI's simulated sleep
-/// under smpicxx).
-double arrive(double start, int salt) {
-  if (g_options.skew > 0) {
-    const double at = start + g_options.skew * spread(g_rank, salt);
-    const double now = MPI_Wtime();
-    if (at > now) usleep(static_cast<useconds_t>((at - now) * 1e6));
-  }
+/// Waits until `at` on MPI's clock (usleep is SMPI's simulated sleep under smpicxx).
+double wait_until(double at) {
+  const double now = MPI_Wtime();
+  if (at > now) usleep(static_cast<useconds_t>((at - now) * 1e6));
   return MPI_Wtime();
+}
+
+/// Waits until this member's arrival time at step `salt`.
+double arrive(double start, int salt) {
+  return g_options.skew > 0 ? wait_until(start + g_options.skew * spread(g_rank, salt)) : MPI_Wtime();
 }
 
 /// One step: every member runs `op` (members of a popdist step after their arrival time);
 /// rank 0 prints the time after the last arrival and the traffic per member. Only the ranks for
 /// which `member` is true count for the times (a subset's step is timed over the subset).
+/// `delay`: seconds after the common start at which this member arrives (unskewed steps).
 template <class Op>
-void step(const char* name, bool skewed, Op&& op, bool member = true) {
+void step(const char* name, bool skewed, Op&& op, bool member = true, double delay = 0) {
   if (g_past_last) return;  // the same on every rank: no collective is left half-called
   g_past_last = g_options.last == name;
   static int salt = 0;
@@ -119,7 +131,7 @@ void step(const char* name, bool skewed, Op&& op, bool member = true) {
   // not replace by simulated time).
   const auto real_start = std::chrono::steady_clock::now();
   const double start = MPI_Wtime();
-  const double arrived = skewed ? arrive(start, salt) : start;
+  const double arrived = skewed ? arrive(start, salt) : delay > 0 ? wait_until(start + delay) : start;
   const auto before = popdist_bench::mpi_counts();
   op();
   const double done = MPI_Wtime();
@@ -238,6 +250,13 @@ int main(int argc, char** argv) {
     step("execute_on_instances", skewed, [n] {
       popdist::execute_on_instances(every(1, n), [] { return 0; });
     });
+    if (g_options.late > 0 && n >= 4) {
+      auto all_but_two = every(1, n);  // a set no other step registers
+      all_but_two.erase(2);
+      step("register_late", false, [&all_but_two] {
+        if (g_rank != 2) popdist::register_communicator(all_but_two, "scale/late");
+      }, g_rank != 2, g_rank == n - 1 ? g_options.late : 0.0);
+    }
     const int stride = g_options.missing_stride;
     if (g_options.never_arrives >= 0 && g_options.never_arrives < n && g_options.never_arrives % stride == 0) {
       const int absent = g_options.never_arrives;
