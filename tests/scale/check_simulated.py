@@ -94,41 +94,27 @@ def main():
     }
     # The conflict's finder (see the top): its Mismatch to every other member of both sets.
     bounds["register_conflict"] = (n - 2) + log + 1
-    mean_bounds = {"register_conflict": log + 2}
     failures = []
-    for step, bound in mean_bounds.items():
-        if step in steps:
-            sends = steps[step]["mean_sends"]
-            verdict = "ok" if sends <= bound else "TOO MANY"
-            print(f"{step}: the members sent {sends:.2f} messages on average; bound {bound}: {verdict}")
-            if sends > bound:
-                failures.append(f"{step}: {sends:.2f} sends per member on average, more than {bound}")
-    for step, bound in bounds.items():
+
+    def check(step, field, bound, what):
+        """One figure of one step against its bound; a step the probe did not report fails."""
         if step not in steps:
             failures.append(f"{step}: not reported by the probe")
-            continue
-        sends = steps[step]["max_sends"]
-        verdict = "ok" if sends <= bound else "TOO MANY"
-        print(f"{step}: the busiest member sent {sends:.0f} messages; bound {bound} "
-              f"(ceil(log2 {n}) = {log}; the set losing a member has {k}): {verdict}")
-        if sends > bound:
-            failures.append(f"{step}: {sends:.0f} sends by one member, more than {bound}")
-    if "register_all" in steps:
-        sent_bytes = steps["register_all"]["max_sent_bytes"]
-        byte_bound = bounds["register_all"] * HANDSHAKE_MESSAGE_BYTES
-        verdict = "ok" if sent_bytes <= byte_bound else "TOO MANY"
-        print(f"register_all: the busiest member sent {sent_bytes:.0f} bytes; bound {byte_bound} "
-              f"({HANDSHAKE_MESSAGE_BYTES} per message): {verdict}")
-        if sent_bytes > byte_bound:
-            failures.append(f"register_all: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
-    if "register_conflict" in steps:
-        sent_bytes = steps["register_conflict"]["max_sent_bytes"]
-        byte_bound = bounds["register_conflict"] * MISMATCH_BYTES
-        verdict = "ok" if sent_bytes <= byte_bound else "TOO MANY"
-        print(f"register_conflict: the busiest member sent {sent_bytes:.0f} bytes; bound {byte_bound} "
-              f"({MISMATCH_BYTES} per message): {verdict}")
-        if sent_bytes > byte_bound:
-            failures.append(f"register_conflict: {sent_bytes:.0f} bytes sent by one member, more than {byte_bound}")
+            return
+        value = steps[step][field]
+        print(f"{step}: {what(value)}; bound {bound}: {'ok' if value <= bound else 'TOO MANY'}")
+        if value > bound:
+            failures.append(f"{step}: {what(value)}, more than {bound}")
+
+    for step, bound in bounds.items():
+        check(step, "max_sends", bound,
+              lambda sends: f"the busiest member sent {sends:.0f} messages (ceil(log2 {n}) = {log}; "
+                            f"the set losing a member has {k})")
+    check("register_conflict", "mean_sends", log + 2,
+          lambda sends: f"the members sent {sends:.2f} messages on average")
+    for step, per_message in (("register_all", HANDSHAKE_MESSAGE_BYTES), ("register_conflict", MISMATCH_BYTES)):
+        check(step, "max_sent_bytes", bounds[step] * per_message,
+              lambda sent: f"the busiest member sent {sent:.0f} bytes ({per_message} a message at most)")
     if "timeout_message" not in steps:
         failures.append("the timed synchronize without a member did not report its TimeoutError")
     if "registration_timeout_message" not in steps:
