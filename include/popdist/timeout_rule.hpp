@@ -23,6 +23,10 @@ double checked_timeout(double seconds, std::string_view caller);
 /// (empty, "abc", "0", "-1", "nan", "2s") throws EnvironmentError naming the variable and value.
 [[nodiscard]] std::optional<double> parsed_timeout_variable(const std::optional<std::string_view>& text);
 
+/// Another variable that holds a delay, `name`'s text `text`: a positive finite number of seconds
+/// ("30", "0.5"); anything else throws EnvironmentError naming the variable and value.
+[[nodiscard]] double parsed_seconds_variable(std::string_view name, std::string_view text);
+
 /// init()'s own steps are bounded by POPDIST_SYNC_TIMEOUT, but never by less than this many
 /// seconds: MPI's start-up legitimately takes seconds on a loaded or oversubscribed machine and
 /// the instances leave MPI_Init_thread that far apart, so a timeout chosen for synchronize (say

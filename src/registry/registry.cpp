@@ -23,7 +23,7 @@ void throw_abandoned(const Entry& entry, const char* function) {
 }
 
 void Registry::attach(const RuntimeState& runtime) {
-  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout);
+  reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout, runtime.census_after);
 #if defined(POPDIST_SIMULATED_MPI)
   // SimGrid SMPI runs every simulated rank in one OS thread, in turn: the host barrier's waiters
   // sleep in a futex on shared memory, which would stop the whole simulation. Simulated, the root
@@ -44,12 +44,12 @@ void Registry::attach(const RuntimeState& runtime) {
 }
 
 void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
-                     std::optional<double> default_timeout) {
+                     std::optional<double> default_timeout, double census_after) {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   by_set_.clear();
   by_id_.clear();
-  handshake_.reset();
+  handshake_.reset(census_after);
   num_instances_ = num_instances;
   my_instance_ = my_instance;
   tag_ub_ = tag_ub;

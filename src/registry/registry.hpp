@@ -57,7 +57,7 @@ class Registry {
 
  private:
   void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
-             std::optional<double> default_timeout);
+             std::optional<double> default_timeout, double census_after);
   Entry& add_locked(std::vector<int> members);
   [[nodiscard]] std::unique_ptr<Entry> make_entry(std::vector<int> members) const;
 

@@ -78,6 +78,12 @@ std::optional<double> sync_timeout_variable() {
   return parsed_timeout_variable(std::string_view(*value));
 }
 
+double census_after_variable() {
+  const auto value = process_environment()("POPDIST_CENSUS_AFTER");
+  if (!value) return 30.0;
+  return parsed_seconds_variable("POPDIST_CENSUS_AFTER", *value);
+}
+
 std::string demangled_type(const std::exception& error) {
   int status = 0;
   char* readable = abi::__cxa_demangle(typeid(error).name(), nullptr, nullptr, &status);
@@ -209,6 +215,7 @@ LocalOutcome check_locally(detail::RuntimeState& state) {
       local.topology = detect(process_environment(), MpiWorld{state.rank, state.size});
     }
     state.default_timeout = sync_timeout_variable();
+    state.census_after = census_after_variable();
     check_against_mpi(local.topology, state.rank, state.size);
     local.record = detail::make_record(local.topology);
   } catch (const std::exception& error) {

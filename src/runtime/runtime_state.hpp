@@ -50,6 +50,9 @@ struct RuntimeState {
   int size = 1;
   int tag_ub = 32767;                      ///< MPI_TAG_UB of the world communicator
   std::optional<double> default_timeout;   ///< POPDIST_SYNC_TIMEOUT, parsed by init()
+  /// POPDIST_CENSUS_AFTER, parsed by init(): how long a registration without a timeout waits
+  /// before its census (registry/protocols/census.hpp).
+  double census_after = 30.0;
   /// An exchange timed out with collectives still outstanding on popdist's communicators: MPI
   /// cannot be finalized cleanly any more, so finalize() leaves MPI alone (the launcher ends the
   /// job when this process exits).

@@ -13,6 +13,14 @@
 //  5. (9 ranks or more) {0..7} registered under id 'left' by instance 0, 'right' by instance 3
 //     and no id by the others: 0 and 3 are not recursive-doubling partners in a set of 8 (0 XOR 3 is not a power of two), so the ids
 //     meet only through the members without one, which pass the first id they learn on.
+// With the argument `census` (run with POPDIST_CENSUS_AFTER=0.5), the census of a registration
+// without a timeout (registry/protocols/census.hpp) instead:
+//  6. (7 ranks or more) {0,1,2,6} and {0,4,5,6}, which instance 0 registers in that order and
+//     instance 6 in the other: no Hello or Presence of one set reaches a member of the other
+//     (0 and 6 are partners in neither, and neither's partners are in the other set), so only the
+//     census finds it, and it must be an error on every instance of both sets, not a hang;
+//  7. a member that comes after the census, without a timeout: no error, and the census costs
+//     O(log k) messages per member (the all-to-all presence it replaced cost k - 2 more).
 #include <chrono>
 #include <string>
 #include <thread>
@@ -23,10 +31,70 @@
 
 using namespace popdist_test;
 
-int main() {
+namespace {
+
+/// Steps 6 and 7 (see the top).
+int census_steps(Verdict& verdict, int n, int me) {
+  // 6. Only the census sees this one.
+  if (n >= 7) {
+    const popdist::InstanceSet first{0, 1, 2, 6};
+    const popdist::InstanceSet second{0, 4, 5, 6};
+    std::string error;
+    const auto started = std::chrono::steady_clock::now();
+    if (me == 0) {
+      error = registration_error(first);
+      if (error.empty()) error = registration_error(second);
+    } else if (me == 6) {
+      error = registration_error(second);
+      if (error.empty()) error = registration_error(first);
+    } else if (me == 1 || me == 2) {
+      error = registration_error(first);
+    } else if (me == 4 || me == 5) {
+      error = registration_error(second);
+    }
+    const auto took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    std::printf("[rank %d] after %.2f s: %s\n", me, took, error.c_str());
+    if (me <= 6 && me != 3) {
+      verdict.check(contains(error, "inconsistent registration") && contains(error, "{0, 1, 2, 6}") &&
+                        contains(error, "{0, 4, 5, 6}"),
+                    "a conflict only the census sees: " + error);
+    }
+  }
+  popdist::synchronize();
+
+  // 7. The last instance comes 1.5 s late: after the others' census (0.5 s, about a second long).
+  if (n >= 2) {
+    popdist::InstanceSet everybody;
+    for (int i = 0; i < n; ++i) everybody.insert(i);
+    if (me == n - 1) std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    const auto before = popdist_bench::mpi_counts();
+    std::string error;
+    try {
+      popdist::register_communicator(everybody, "registration/census");
+    } catch (const popdist::Error& failure) {
+      error = failure.what();
+    }
+    const auto sends = (popdist_bench::mpi_counts() - before).sends;
+    verdict.check(error.empty(), "a member that comes after the census: " + error);
+    // The handshake's steps and a presence to each partner (2 x steps), the census's roll call
+    // with one member missing (steps + 2, + 1 for a hold), its notice, and a Stale answer.
+    const auto bound = 3 * ceil_log2(everybody.size()) + 5;
+    std::printf("[rank %d] census step: %llu sends\n", me, static_cast<unsigned long long>(sends));
+    verdict.check(sends <= bound, "a member that comes after the census: " + std::to_string(sends) +
+                                      " sends, expected at most " + std::to_string(bound));
+    if (error.empty()) popdist::synchronize("registration/census");
+  }
+  popdist::synchronize();
+  return verdict.finish("registration census");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
   popdist::init();
   Verdict verdict;
   const int n = popdist::num_instances();
+  if (argc > 1 && std::string(argv[1]) == "census") return census_steps(verdict, n, popdist::instance_index());
   const int me = popdist::instance_index();
 
   // 1. Everyone at once.

@@ -18,6 +18,12 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   otherwise); so does a registration with a timeout over all but instance 0 (a new set, so that
   registration's handshake runs), within 3 ceil(log2 N) + 3 messages per member (Hellos,
   presences to the same partners, the roll call);
+- a registration without a timeout whose last member comes LATE_S seconds late, after the
+  census of the members waiting (registry/protocols/census.hpp, after CENSUS_AFTER_S instead of
+  30 s): the census costs O(log N) per member, so that the busiest member sends at most the
+  handshake's 2 ceil(log2 N) and the roll call's ceil(log2 N) + 2, its notice and a few answers
+  (3 ceil(log2 N) + 5), and the mean stays within 2 ceil(log2 N). Every waiting member told
+  every other that it was there before the census (N - 2 more each: 261 on average at 256);
 - a conflict (instance N-1 registers {0, N-1} before a set that the others register at once) is
   a UsageError naming both sets on every member of them, and costs what DESIGN 5 says: the member
   that finds it tells every member of both sets (Mismatch: N - 2 messages, the one O(N) sender,
@@ -47,6 +53,11 @@ HANDSHAKE_MESSAGE_BYTES = 64
 # A Mismatch: two digests and the error, which names both sets (instance_sets.hpp's format_set:
 # "{0, 2-255} (255 instances)") and the ids: ~350 bytes at 256 and at any N for these sets.
 MISMATCH_BYTES = 512
+# The late registration: its census starts after CENSUS_AFTER_S of waiting, later than the skewed
+# arrivals of the first registration (up to 1 s) take, and lasts about 1.9 s at 256; the late
+# member comes after it.
+CENSUS_AFTER_S = "1.5"
+LATE_S = "4"
 
 def main():
     probe, platform = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -68,8 +79,10 @@ def main():
                    "--cfg=smpi/allgather:rdb", "--cfg=smpi/allgatherv:mpich_rdb",
                    "--cfg=contexts/stack-size:256", "--log=root.thres:critical",
                    probe, "--quick", "--skew", "1", "--never-arrives", str(absent), "--missing-stride", str(STRIDE),
-                   "--timeout", "0.5"]
-        run = subprocess.run(command, capture_output=True, text=True, cwd=work)
+                   "--timeout", "0.5", "--late", LATE_S]
+        # SMPI's ranks share this one environment.
+        env = dict(os.environ, POPDIST_CENSUS_AFTER=CENSUS_AFTER_S)
+        run = subprocess.run(command, capture_output=True, text=True, cwd=work, env=env)
     rows = [json.loads(line) for line in run.stdout.splitlines() if line.startswith("{")]
     print(run.stdout)
     if run.returncode != 0:
@@ -91,6 +104,8 @@ def main():
         # ceil(log2 k) Hellos, its first escalation's presences to the same partners, and the
         # roll call (as above). It was all-to-all, k - 1 GaveUp notices from every member.
         "register_timed_missing": 3 * log + 3,
+        # The late member (see the top): the handshake's Hellos and presences, the census.
+        "register_late": 3 * log + 5,
     }
     # The conflict's finder (see the top): its Mismatch to every other member of both sets.
     bounds["register_conflict"] = (n - 2) + log + 1
@@ -111,6 +126,8 @@ def main():
               lambda sends: f"the busiest member sent {sends:.0f} messages (ceil(log2 {n}) = {log}; "
                             f"the set losing a member has {k})")
     check("register_conflict", "mean_sends", log + 2,
+          lambda sends: f"the members sent {sends:.2f} messages on average")
+    check("register_late", "mean_sends", 2 * log,
           lambda sends: f"the members sent {sends:.2f} messages on average")
     for step, per_message in (("register_all", HANDSHAKE_MESSAGE_BYTES), ("register_conflict", MISMATCH_BYTES)):
         check(step, "max_sent_bytes", bounds[step] * per_message,

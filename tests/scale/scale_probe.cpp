@@ -18,10 +18,10 @@
 //
 // --late S adds a step (register_late) after execute_on_instances: a registration without a
 // timeout over every instance but instance 2 (from 4 instances on), to which instance N-1 comes S
-// seconds after the others. Beyond 30 s the members still waiting tell every other member that
-// they are there (handshake.cpp, "Escalation": the one all-to-all path left, taken only by a
-// registration without a timeout that has waited that long); this step measures it. The time is
-// from the late member's arrival.
+// seconds after the others. Beyond 30 s (POPDIST_CENSUS_AFTER) the members still waiting hold a
+// census and tell the missing member which of them wait (registry/protocols/census.hpp; it was
+// an all-to-all presence, every waiting member telling every other); this step measures it. The
+// time is from the late member's arrival.
 //
 // The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set
 // of every instance but instance 1, which the others register at once: instance 0 hears of

@@ -96,4 +96,16 @@ TEST_CASE("arguments.timeout variable: the same rule for POPDIST_SYNC_TIMEOUT", 
   }
 }
 
+TEST_CASE("arguments.seconds variable: a delay such as POPDIST_CENSUS_AFTER", "[arguments]") {
+  CHECK(parsed_seconds_variable("POPDIST_CENSUS_AFTER", "30") == 30.0);
+  CHECK(parsed_seconds_variable("POPDIST_CENSUS_AFTER", "0.5") == 0.5);
+  for (const char* bad : {"", "abc", "-1", "0", "nan", "inf", "infinity", "2s", " 2"}) {
+    INFO("value '" << bad << "'");
+    CHECK_THROWS_WITH(parsed_seconds_variable("POPDIST_CENSUS_AFTER", bad),
+                      Catch::Contains(std::string("POPDIST_CENSUS_AFTER='") + bad + "'") &&
+                          Catch::Contains("positive number of seconds"));
+    CHECK_THROWS_AS(parsed_seconds_variable("POPDIST_CENSUS_AFTER", bad), EnvironmentError);
+  }
+}
+
 }  // namespace popdist::testing

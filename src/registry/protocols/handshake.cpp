@@ -44,12 +44,15 @@
 //   messages. A member busy registering another set that contains the sender finds the conflict
 //   from it. Members arriving seconds apart -- start-up alone spreads them so at scale -- stay at
 //   O(log k) messages each.
-// - without a deadline, after kBroadcastAfter (30 s) it sends Presence to every other member,
-//   once: O(k) messages, so that every pairwise conflict is still found (a conflict between
-//   members that are not partners in either set is found only here) where nothing else would
-//   end the wait, but only by a registration that has waited that long. With a deadline there is
-//   no such stage: the deadline ends the wait, and its roll call (below) names the members that
-//   did not come, the conflicting one among them, in O(log k) messages per member.
+// - without a deadline, after POPDIST_CENSUS_AFTER (30 s) it starts a census (census.hpp): the
+//   members still waiting find out which members are missing with the timed path's roll call,
+//   O(log k) messages each when few are missing, and each missing member is sent one Notice,
+//   with the set's list and which of its members wait in it. A missing member busy registering
+//   another set finds there a member of its own set that waits in this one, and with it the
+//   conflict, even when the two are partners in neither set (only the census finds those). It
+//   repeats, less and less often, while the wait lasts. With a deadline there is no census: the
+//   deadline ends the wait, and its roll call (below) names the members that did not come, the
+//   conflicting one among them, in O(log k) messages per member.
 // A Presence is judged like any other message (a member of my set present in another set that
 // contains me: inconsistent). Cycles of three or more sets registered in rotating orders are not
 // found (no message of one set reaches a member of the same set busy elsewhere): the timeout ends
@@ -97,6 +100,7 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "registry/instance_sets.hpp"
+#include "registry/protocols/census.hpp"
 #include "registry/protocols/roll_call.hpp"
 #include "registry/protocols/roll_call_driver.hpp"
 #include "registry/protocols/timed_rounds.hpp"
@@ -122,7 +126,8 @@ void send_to_others(const HandshakeMessage& message, const Instances& to, int me
 }
 }  // namespace
 
-void Handshake::reset() noexcept {
+void Handshake::reset(double census_after) noexcept {
+  census_after_ = census_after;
   stash_.clear();
   poisoned_.clear();
   completed_.clear();
@@ -172,17 +177,15 @@ void Handshake::fail_late(const std::vector<int>& members, const std::vector<int
 
 namespace {
 
-/// Before a member that still waits tells its partners that it is there, and before one without
-/// a deadline tells every member of its set (see the top).
+/// Before a member that still waits tells its partners that it is there (see the top).
 constexpr auto kEscalateAfter = std::chrono::milliseconds(250);
-constexpr auto kBroadcastAfter = std::chrono::seconds(30);
 
 /// One registration's handshake, in the order of its steps (see the top of this file).
 class HandshakeRun {
  public:
   HandshakeRun(const std::vector<int>& members, const SetDigest& digest, const std::string& id, int me,
                MPI_Comm control, const Deadline& deadline)
-      : members_(members), digest_(digest), id_(id), me_(me), control_(control), deadline_(deadline) {
+      : members_(members), digest_(digest), id_(id), me_(me), control_(control) {
     const auto count = members.size();
     const auto position = position_of(members, me);
     // The timed synchronize's schedule (timed_rounds.hpp): recursive doubling, members beyond
@@ -233,8 +236,7 @@ class HandshakeRun {
   }
 
   /// Once waiting has lasted long enough: a Presence to the partners this member waits for and
-  /// sends to, once; without a deadline, once it has lasted much longer, to every other member,
-  /// once (see the top).
+  /// sends to, once (see the top).
   void escalate_if_due(MpiClock::duration waited) {
     if (!told_partners_ && waited >= escalate_after_) {
       told_partners_ = true;
@@ -250,10 +252,6 @@ class HandshakeRun {
       send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, partners, me_,
                      control_);
     }
-    if (escalated_ || deadline_.bounded() || waited < kBroadcastAfter) return;
-    escalated_ = true;
-    send_to_others(HandshakeMessage{HandshakeMessage::Presence, digest_, {}, known_id_, {}, ""}, members_, me_,
-                   control_);
   }
 
  private:
@@ -263,13 +261,11 @@ class HandshakeRun {
   std::string known_id_{id_};
   int me_;
   MPI_Comm control_;
-  const Deadline& deadline_;
   std::vector<int> send_to_;       ///< by step
   std::vector<int> receive_from_;  ///< by step
   std::vector<char> received_;     ///< by step
   std::size_t next_send_ = 0;
   bool told_partners_ = false;
-  bool escalated_ = false;
   MpiClock::duration escalate_after_{};
 };
 
@@ -306,11 +302,23 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     pending_sends().send(encode(HandshakeMessage{HandshakeMessage::ListRequest, theirs, {}, "", {}, ""}), source,
                          kHandshakeTag, control);
   };
-  // A Hello, Presence or SetList: about this set (a step or a presence; a different id is an
-  // error), about another set from a member of this one (an error: see the top; its list is
-  // asked for first when the message has only its digest), or about another set from a
-  // non-member (kept for when this instance creates that set: returns false).
+  // A Hello, Presence, SetList or Notice: about this set (a step or a presence; a different id is
+  // an error), about another set from a member of this one (an error: see the top; its list is
+  // asked for first when the message has only its digest), a Notice of another set's census
+  // (an error when a member of this set waits there), or about another set from a non-member
+  // (kept for when this instance creates that set: returns false).
   const auto judge = [&](int source, const HandshakeMessage& message) {
+    if (message.kind == HandshakeMessage::Notice && message.digest != digest) {
+      // This instance is missing from that set (census.hpp): a member of this set that waits
+      // there registers the two sets in the other order.
+      for (std::size_t i = 0; i < message.set.size(); ++i) {
+        const auto other = message.set[i];
+        if (other != me && RollCall::bit(message.present, i) && run.is_member(other)) {
+          fail(members, message.set, mismatch_text(other, message), me, control);
+        }
+      }
+      return false;  // kept: it may show a conflict with a set this instance registers later
+    }
     if (message.digest == digest) {
       if (run.ids_clash(message)) fail(members, members, mismatch_text(source, message), me, control);
       run.take(source, message);
@@ -375,6 +383,42 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     roll->receive(position_of(members, source), kind, message.roll_level, message.present, roll_elapsed());
   };
 
+  // Without a deadline, the census (census.hpp) once the wait lasts; its times are seconds since `start`.
+  const auto start = MpiClock::now();
+  const auto since_start = [&start] { return std::chrono::duration<double>(MpiClock::now() - start).count(); };
+  std::optional<Census> census;
+  if (!deadline.bounded()) {
+    census.emplace(
+        members.size(), position_of(members, me), census_after_, 0.0,
+        [&](std::size_t to, int epoch, int kind, int level, const RollCall::Bitmap& present) {
+          HandshakeMessage message{HandshakeMessage::Census, digest, {}, "", {}, ""};
+          message.census_epoch = epoch;
+          message.roll_kind = kind;
+          message.roll_level = level;
+          message.present = present;
+          pending_sends().send(encode(message), members[to], kHandshakeTag, control);
+        },
+        [&](std::size_t to, const RollCall::Bitmap& present) {
+          HandshakeMessage notice{HandshakeMessage::Notice, digest, members, run.known_id(), {}, ""};
+          notice.present = present;
+          pending_sends().send(encode(notice), members[to], kHandshakeTag, control);
+        });
+  }
+  // A Notice is kept until this instance registers its set or one that it shows a conflict with;
+  // only the latest of a set's Notices is kept (a census every few minutes at most would
+  // otherwise pile them up).
+  const auto keep = [&](int source, HandshakeMessage message) {
+    if (message.kind == HandshakeMessage::Notice) {
+      stash_.erase(std::remove_if(stash_.begin(), stash_.end(),
+                                  [&](const Received& kept) {
+                                    return kept.message.kind == HandshakeMessage::Notice &&
+                                           kept.message.digest == message.digest;
+                                  }),
+                   stash_.end());
+    }
+    stash_.push_back({source, std::move(message)});
+  };
+
   // Messages that arrived during earlier handshakes (a Roll among them came before this member did).
   for (auto it = stash_.begin(); it != stash_.end();) {
     if (poisoned_.count(it->message.digest) != 0 || completed_.count(it->message.digest) != 0) {
@@ -386,9 +430,8 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     if (message.kind == HandshakeMessage::Roll) {
       if (message.digest == digest) take_roll(source, message, true);
       ++it;  // another set's: kept for when this instance creates it
-    } else if (message.digest == digest || run.is_member(source)) {
-      it = stash_.erase(it);
-      judge(source, message);
+    } else if (message.digest == digest || run.is_member(source) || message.kind == HandshakeMessage::Notice) {
+      it = judge(source, message) ? stash_.erase(it) : it + 1;
     } else {
       ++it;
     }
@@ -419,6 +462,20 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     }
     // A stale message from a failed or finished creation.
     if (poisoned_.count(message.digest) != 0 || completed_.count(message.digest) != 0) return true;
+    if (message.kind == HandshakeMessage::Census) {
+      // This set's census, which this member takes part in (or, in its first looks, notes as one
+      // that went on without it); another set's, or one that reaches a member with a deadline:
+      // nothing to keep (that census takes this member for missing and sends it a Notice).
+      if (census && message.digest == digest) {
+        if (arriving) {
+          census->noted_on_arrival(message.census_epoch, since_start());
+        } else {
+          census->receive(position_of(members, source), message.census_epoch, message.roll_kind, message.roll_level,
+                          message.present, since_start());
+        }
+      }
+      return true;
+    }
     if (message.kind == HandshakeMessage::Roll) {
       if (message.digest == digest) {
         take_roll(source, message, arriving);
@@ -427,7 +484,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
       }
       return true;
     }
-    if (!judge(source, message)) stash_.push_back({source, std::move(message)});
+    if (!judge(source, message)) keep(source, std::move(message));
     if (!roll) run.send_ready_steps();
     return true;
   };
@@ -446,7 +503,6 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     give_up(members, missing, roll_seconds, me, caller);
   };
 
-  const auto start = MpiClock::now();
   // A Roll taken in the first polls came before this member did: the others gave up on it. Several
   // passes (mpi/late_look.hpp): one may miss a message that was sent long ago.
   const int arrival_passes = late_look_passes(8);
@@ -462,6 +518,7 @@ void Handshake::run(const std::vector<int>& members, const std::string& id, int 
     // (a member that registers much later) does not burn a core.
     const auto waited = MpiClock::now() - start;
     run.escalate_if_due(waited);
+    if (census) census->poll(since_start());
     pause_between_polls(waited, std::chrono::microseconds(50), std::chrono::milliseconds(10),
                         std::chrono::microseconds(100));
     if (waited > std::chrono::milliseconds(10)) interrupts();  // Ctrl-C while a member has not come (popdist/interrupts.hpp)

@@ -16,8 +16,11 @@ namespace popdist::detail {
 
 class Handshake {
  public:
-  /// Forgets the stash, the poisoned and the unfinished sets (init and finalize).
-  void reset() noexcept;
+  /// Forgets the stash, the poisoned and the unfinished sets (init and finalize); `census_after`:
+  /// how long a registration without a deadline waits before its census (POPDIST_CENSUS_AFTER,
+  /// census.hpp).
+  void reset(double census_after = kDefaultCensusAfter) noexcept;
+  static constexpr double kDefaultCensusAfter = 30.0;
 
   /// Returns once every member of `members` (sorted, containing `me`) is known to be creating
   /// the same set under the same id: a recursive-doubling exchange of Hellos, O(log k) messages per
@@ -26,6 +29,8 @@ class Handshake {
   /// id; before throwing it tells every instance of both sets, so none of them waits for a
   /// creation that will never happen. A set involved in such an error is "poisoned":
   /// registering it again throws the same error at once.
+  /// Without a deadline, a census (census.hpp) finds the conflicts that no Hello or Presence
+  /// reaches, once the wait lasts.
   /// Bounded by `deadline`: when members have not come by then, the members that did come find
   /// out which did not in a roll call (roll_call.hpp, O(log k) messages per member when few are
   /// missing) and throw TimeoutError naming them; every missing member is sent at least one of its
@@ -59,6 +64,7 @@ class Handshake {
   std::map<SetDigest, std::string> poisoned_;    ///< set -> the error that poisoned it
   std::set<SetDigest> completed_;                ///< sets whose handshake completed here
   std::map<SetDigest, Unfinished> unfinished_;   ///< sets whose handshake started here and did not complete
+  double census_after_ = kDefaultCensusAfter;
 };
 
 }  // namespace popdist::detail

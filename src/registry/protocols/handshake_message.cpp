@@ -31,6 +31,17 @@ void put_text(std::vector<char>& out, const std::string& text) {
   out.insert(out.end(), text.begin(), text.end());
 }
 
+void put_digest(std::vector<char>& out, const SetDigest& digest) {
+  put_int(out, digest.count);
+  put_u64(out, digest.hash);
+  put_u64(out, digest.mix);
+}
+
+void put_bitmap(std::vector<char>& out, const std::vector<std::uint8_t>& bits) {
+  put_int(out, static_cast<std::int32_t>(bits.size()));
+  out.insert(out.end(), bits.begin(), bits.end());
+}
+
 class Reader {
  public:
   Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
@@ -43,6 +54,17 @@ class Reader {
     std::vector<int> values;
     for (std::int32_t i = 0; i < count; ++i) values.push_back(get_int());
     return values;
+  }
+  SetDigest get_digest() {
+    SetDigest digest;
+    digest.count = get_int();
+    digest.hash = get_u64();
+    digest.mix = get_u64();
+    return digest;
+  }
+  std::vector<std::uint8_t> get_bitmap() {
+    const auto bits = get_text();
+    return {bits.begin(), bits.end()};
   }
   std::string get_text() {
     const auto length = get_int();
@@ -83,6 +105,11 @@ std::uint64_t splitmix64(std::uint64_t value) noexcept {
   return value ^ (value >> 31);
 }
 
+/// The kinds that carry a bitmap of present positions (the roll calls' and the census's notice).
+bool carries_bitmap(int kind) {
+  return kind == HandshakeMessage::Roll || kind == HandshakeMessage::Census || kind == HandshakeMessage::Notice;
+}
+
 }  // namespace
 
 SetDigest digest_of(const std::vector<int>& sorted_members) noexcept {
@@ -97,26 +124,21 @@ SetDigest digest_of(const std::vector<int>& sorted_members) noexcept {
 }
 
 std::vector<char> encode(const HandshakeMessage& message) {
+  // Each kind carries only its own fields after the common ones, so that Hellos stay short.
   std::vector<char> out;
   put_int(out, message.kind);
-  put_int(out, message.digest.count);
-  put_u64(out, message.digest.hash);
-  put_u64(out, message.digest.mix);
+  put_digest(out, message.digest);
   put_ints(out, message.set);
   put_text(out, message.id);
   put_text(out, message.text);
-  if (message.kind == HandshakeMessage::Mismatch) {  // (the other kinds stay as short as they were)
-    put_int(out, message.other_digest.count);
-    put_u64(out, message.other_digest.hash);
-    put_u64(out, message.other_digest.mix);
-  }
-  if (message.kind == HandshakeMessage::Roll) {  // the other kinds stay as short as they were
+  if (message.kind == HandshakeMessage::Mismatch) put_digest(out, message.other_digest);
+  if (message.kind == HandshakeMessage::Roll || message.kind == HandshakeMessage::Census) {
     put_int(out, message.roll_kind);
     put_int(out, message.roll_level);
-    put(out, message.seconds);
-    put_int(out, static_cast<std::int32_t>(message.present.size()));
-    out.insert(out.end(), message.present.begin(), message.present.end());
   }
+  if (message.kind == HandshakeMessage::Roll) put(out, message.seconds);
+  if (message.kind == HandshakeMessage::Census) put_int(out, message.census_epoch);
+  if (carries_bitmap(message.kind)) put_bitmap(out, message.present);
   return out;
 }
 
@@ -124,24 +146,18 @@ HandshakeMessage decode(const std::vector<char>& bytes, int source) {
   Reader reader(bytes, source);
   HandshakeMessage message;
   message.kind = reader.get_int();
-  message.digest.count = reader.get_int();
-  message.digest.hash = reader.get_u64();
-  message.digest.mix = reader.get_u64();
+  message.digest = reader.get_digest();
   message.set = reader.get_ints();
   message.id = reader.get_text();
   message.text = reader.get_text();
-  if (message.kind == HandshakeMessage::Mismatch) {
-    message.other_digest.count = reader.get_int();
-    message.other_digest.hash = reader.get_u64();
-    message.other_digest.mix = reader.get_u64();
-  }
-  if (message.kind == HandshakeMessage::Roll) {
+  if (message.kind == HandshakeMessage::Mismatch) message.other_digest = reader.get_digest();
+  if (message.kind == HandshakeMessage::Roll || message.kind == HandshakeMessage::Census) {
     message.roll_kind = reader.get_int();
     message.roll_level = reader.get_int();
-    message.seconds = reader.get_double();
-    const auto bitmap = reader.get_text();
-    message.present.assign(bitmap.begin(), bitmap.end());
   }
+  if (message.kind == HandshakeMessage::Roll) message.seconds = reader.get_double();
+  if (message.kind == HandshakeMessage::Census) message.census_epoch = reader.get_int();
+  if (carries_bitmap(message.kind)) message.present = reader.get_bitmap();
   // A list travels with its digest; one that does not match it was not sent by this binary.
   if (!message.set.empty() && digest_of(message.set) != message.digest) reader.malformed();
   return message;

@@ -10,7 +10,11 @@
 // Mismatch, which the member that found a conflict sends to every member of both sets, carries
 // their digests and its error text (which names them, large sets written shortly:
 // instance_sets.hpp), so that its bytes do not grow with the sets it is sent to. A Roll (the roll
-// call of a registration whose deadline passed) carries a bitmap of one bit per member.
+// call of a registration whose deadline passed) carries a bitmap of one bit per member, and so
+// does a Census (the roll call of a registration without a deadline that has waited long,
+// census.hpp). A Notice, which tells a member missing from a set which members wait in it, carries
+// the set's list and that bitmap: the missing member may be waiting in another set, and needs the
+// list to see which members the two share; it is sent only to missing members, once per census.
 
 #include <cstdint>
 #include <string>
@@ -41,7 +45,9 @@ struct SetDigest {
 
 /// One handshake message on the control communicator.
 struct HandshakeMessage {
-  enum Kind : int { Hello = 1, Mismatch = 2, Roll = 3, Presence = 4, ListRequest = 5, SetList = 6 };
+  enum Kind : int {
+    Hello = 1, Mismatch = 2, Roll = 3, Presence = 4, ListRequest = 5, SetList = 6, Census = 7, Notice = 8
+  };
   HandshakeMessage() = default;
   /// Every kind but Roll, whose own fields are set after.
   HandshakeMessage(int kind_, const SetDigest& digest_, std::vector<int> set_, std::string id_,
@@ -52,16 +58,19 @@ struct HandshakeMessage {
   /// Every kind: the set the sender is creating (Hello, Presence, Roll), one of the two sets
   /// (Mismatch), the set asked about (ListRequest) or sent (SetList)
   SetDigest digest;
-  std::vector<int> set;        ///< SetList: that set's members; empty otherwise
-  std::string id;              ///< Hello, Presence, SetList: the id the set is registered under ("" when none)
+  std::vector<int> set;        ///< SetList, Notice: that set's members; empty otherwise
+  std::string id;              ///< Hello, Presence, SetList, Notice: the id the set is registered under ("" when none)
   SetDigest other_digest;      ///< Mismatch: the other set
   std::string text;            ///< Mismatch: the error the sender raised
-  /// Roll only: a message of the roll call that names the members that did not come when a
-  /// registration's deadline passes (roll_call.hpp): its kind and level, the sender's timeout
-  /// (seconds) and the positions it knows present (RollCall::Bitmap).
+  /// Roll and Census: a message of a roll call (roll_call.hpp), its kind and level. Roll: the
+  /// one that names the members that did not come when a registration's deadline passes; Census:
+  /// the one of a registration without a deadline that waits long (census.hpp).
   std::int32_t roll_kind = 0;
   std::int32_t roll_level = 0;
-  double seconds = 0;
+  double seconds = 0;               ///< Roll: the sender's timeout
+  std::int32_t census_epoch = 0;    ///< Census: which census of the set (census.hpp)
+  /// Roll, Census: the positions the sender knows present (RollCall::Bitmap); Notice: the
+  /// positions of the set's members that took part in its census.
   std::vector<std::uint8_t> present;
 };
 

@@ -1,0 +1,108 @@
+#include "registry/protocols/census.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace popdist::detail {
+namespace {
+
+/// The census runs the roll call as a timed call of 1 s would: 125 ms windows, about a second
+/// or two in all (roll_call.hpp). Long enough for members that poll every millisecond on a
+/// loaded machine; short beside the waits that start a census.
+constexpr double kRollSeconds = 1.0;
+
+/// The kinds that ask the receiver for an answer: a member whose census is over answers them
+/// with its number (Stale), so that the asker does not wait for answers that will not come.
+bool asks(int kind) {
+  const auto roll_kind = static_cast<RollCall::Kind>(kind);
+  return roll_kind == RollCall::Kind::Fold || roll_kind == RollCall::Kind::Request || roll_kind == RollCall::Kind::Probe;
+}
+
+}  // namespace
+
+Census::Census(std::size_t count, std::size_t position, double after, double now, Send send, Notify notify)
+    : count_(count), position_(position), after_(after), send_(std::move(send)), notify_(std::move(notify)),
+      next_at_(now + after) {}
+
+double Census::interval() const noexcept { return after_ * static_cast<double>(1 << std::min(epoch_, 3)); }
+
+void Census::noted_on_arrival(int epoch, double now) {
+  if (epoch <= epoch_) return;
+  epoch_ = epoch;
+  next_at_ = now + interval();
+}
+
+void Census::begin(int epoch, double now) {
+  epoch_ = epoch;
+  call_.reset();
+  call_.emplace(count_, position_, roll_call_window(kRollSeconds),
+                [this, epoch](std::size_t to, RollCall::Kind kind, int level, const Bitmap& present) {
+                  send_(to, epoch, static_cast<int>(kind), level, present);
+                });
+  call_start_ = now;
+  notified_ = false;
+  call_->start(0);
+  after_step();
+}
+
+void Census::end(double now) {
+  call_.reset();
+  next_at_ = now + interval();
+}
+
+void Census::receive(std::size_t from, int epoch, int kind, int level, const Bitmap& present, double now) {
+  if (from >= count_ || from == position_) return;
+  if (kind == kStale) {
+    if (epoch > epoch_) {  // this member missed censuses: it waits for the next one
+      epoch_ = epoch;
+      end(now);
+    }
+    return;
+  }
+  if (epoch > epoch_) begin(epoch, now);
+  if (epoch == epoch_ && call_) {
+    call_->receive(from, static_cast<RollCall::Kind>(kind), level, present, now - call_start_);
+    after_step();
+    return;
+  }
+  // An older census, or this one after this member's part in it ended.
+  if (asks(kind) && staled_.emplace(from, epoch_).second) send_(from, epoch_, kStale, -1, {});
+}
+
+void Census::poll(double now) {
+  if (!call_) {
+    if (now >= next_at_) begin(epoch_ + 1, now);
+    return;
+  }
+  const double elapsed = now - call_start_;
+  if (!call_->done() && elapsed >= roll_call_settle(kRollSeconds, count_)) call_->settle(elapsed);  // once: it ends in a window
+  call_->poll(elapsed);
+  after_step();
+  // Every member stays the roll call's length, answering those that still ask (roll_call.hpp).
+  if (elapsed >= roll_call_length(kRollSeconds, count_)) end(now);
+}
+
+void Census::after_step() {
+  if (call_ && call_->done() && !notified_) notify_missing();
+}
+
+void Census::notify_missing() {
+  notified_ = true;
+  const auto missing = call_->missing();
+  if (missing.empty()) return;
+  std::vector<char> present(count_, 1);
+  for (const auto position : missing) present[position] = 0;
+  Bitmap bits(RollCall::bytes_for(count_), 0);
+  for (std::size_t i = 0; i < count_; ++i) {
+    if (present[i] != 0) bits[i / 8] = static_cast<std::uint8_t>(bits[i / 8] | (1U << (i % 8)));
+  }
+  // The missing members after this one, up to the next present one (cyclically), are this
+  // member's to tell: each missing member hears from exactly one present member.
+  for (std::size_t step = 1; step < count_; ++step) {
+    const auto position = (position_ + step) % count_;
+    if (present[position] != 0) break;
+    notify_(position, bits);
+  }
+}
+
+}  // namespace popdist::detail
