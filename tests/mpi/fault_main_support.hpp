@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,14 @@ class Verdict {
 };
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+/// The fake-host programs' layout argument, instances per host in order ("2,2", "3,1").
+inline std::vector<int> instances_per_host(const char* layout) {
+  std::vector<int> per_host;
+  std::stringstream list(layout);
+  for (std::string item; std::getline(list, item, ',');) per_host.push_back(std::stoi(item));
+  return per_host;
+}
 
 /// The UsageError text of registering `set` (under `id`), or "" when it succeeds.
 inline std::string registration_error(const popdist::InstanceSet& set, const std::string& id = "") {

@@ -1,7 +1,6 @@
 // Multi-host layout after init() (run under the testbed's fake hosts): argv[1] lists the
 // instances per host in order, e.g. "2,2" or "3,1". Checks every instance's view: host index,
 // local instance index and count, one hostname per host; rank 0 prints the job.
-#include <sstream>
 
 #include "fault_main_support.hpp"
 
@@ -12,9 +11,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <instances per host, e.g. 2,2>\n", argv[0]);
     return 2;
   }
-  std::vector<int> per_host;
-  std::stringstream list(argv[1]);
-  for (std::string item; std::getline(list, item, ',');) per_host.push_back(std::stoi(item));
+  const auto per_host = instances_per_host(argv[1]);
 
   popdist::init();
   Verdict verdict;

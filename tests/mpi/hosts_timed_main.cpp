@@ -8,7 +8,6 @@
 //     call over all instances), within its timeout and the roll call's length; it, coming after
 //     the others gave up, fails too, naming some of them.
 #include <chrono>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,9 +22,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <instances per host, e.g. 2,2> <the instance that never comes>\n", argv[0]);
     return 2;
   }
-  std::vector<int> per_host;
-  std::stringstream list(argv[1]);
-  for (std::string item; std::getline(list, item, ',');) per_host.push_back(std::stoi(item));
+  const auto per_host = instances_per_host(argv[1]);
   const int missing = std::stoi(argv[2]);
 
   popdist::init();

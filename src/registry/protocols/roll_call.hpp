@@ -132,6 +132,7 @@ class RollCall {
   void ask_next(double now);
   void finish_level();
   void finish();
+  [[nodiscard]] std::size_t nearest_slot(const std::vector<std::size_t>& sorted_slots, std::size_t slot) const;
   void answer_requests();
   void hold_requests(double now);
   void merge_block(int level, const Bitmap& present);
