@@ -80,7 +80,7 @@ std::optional<double> sync_timeout_variable() {
 
 double census_after_variable() {
   const auto value = process_environment()("POPDIST_CENSUS_AFTER");
-  if (!value) return 30.0;
+  if (!value) return detail::kDefaultCensusAfter;
   return parsed_seconds_variable("POPDIST_CENSUS_AFTER", *value);
 }
 

@@ -30,6 +30,9 @@ inline HotState g_hot;
 
 /// What init() makes for the layers above it: popdist's communicators, this instance's place in
 /// the job, and the host placement (the shared-memory split), plus the runtime's own bookkeeping.
+/// POPDIST_CENSUS_AFTER when unset, seconds (registry/protocols/census.hpp).
+inline constexpr double kDefaultCensusAfter = 30.0;
+
 struct RuntimeState {
   std::mutex lifecycle_mutex;              ///< init(), finalize(), instance_views(), survey_job()
   std::mutex topology_mutex;               ///< the first detection (topology())
@@ -52,7 +55,7 @@ struct RuntimeState {
   std::optional<double> default_timeout;   ///< POPDIST_SYNC_TIMEOUT, parsed by init()
   /// POPDIST_CENSUS_AFTER, parsed by init(): how long a registration without a timeout waits
   /// before its census (registry/protocols/census.hpp).
-  double census_after = 30.0;
+  double census_after = kDefaultCensusAfter;
   /// An exchange timed out with collectives still outstanding on popdist's communicators: MPI
   /// cannot be finalized cleanly any more, so finalize() leaves MPI alone (the launcher ends the
   /// job when this process exits).

@@ -11,6 +11,7 @@
 
 #include "mpi/deadline.hpp"
 #include "registry/protocols/handshake_message.hpp"
+#include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
 
@@ -20,7 +21,6 @@ class Handshake {
   /// how long a registration without a deadline waits before its census (POPDIST_CENSUS_AFTER,
   /// census.hpp).
   void reset(double census_after = kDefaultCensusAfter) noexcept;
-  static constexpr double kDefaultCensusAfter = 30.0;
 
   /// Returns once every member of `members` (sorted, containing `me`) is known to be creating
   /// the same set under the same id: a recursive-doubling exchange of Hellos, O(log k) messages per
