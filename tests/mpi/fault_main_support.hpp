@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../step_bounds.hpp"
 #include "popdist/popdist.hpp"
 
 namespace popdist_test {
@@ -65,14 +66,6 @@ inline std::string registration_error(const popdist::InstanceSet& set, const std
     return error.what();
   }
   return "";
-}
-
-/// ceil(log2(count)): the most steps of a recursive-doubling exchange over `count` members (the tests'
-/// own count, not the library's).
-inline std::uint64_t ceil_log2(std::size_t count) {
-  std::uint64_t steps = 0;
-  for (std::size_t reach = 1; reach < count; reach *= 2) ++steps;
-  return steps;
 }
 
 }  // namespace popdist_test

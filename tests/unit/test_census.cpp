@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "../step_bounds.hpp"
 #include "registry/protocols/census.hpp"
 
 namespace popdist::testing {
@@ -23,11 +24,7 @@ using detail::RollCall;
 constexpr double kStep = 0.005;  ///< seconds
 constexpr double kAfter = 1.0;   ///< the first census, seconds after the start
 
-std::size_t ceil_log2(std::size_t k) {
-  std::size_t bits = 0;
-  while ((std::size_t{1} << bits) < k) ++bits;
-  return bits;
-}
+using popdist_test::ceil_log2;
 
 struct Flight {
   double at;

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "../step_bounds.hpp"
 #include "registry/protocols/roll_call.hpp"
 
 namespace popdist::testing {
@@ -30,11 +31,7 @@ constexpr double kWindow = 4;
 constexpr int kLatency = 1;
 constexpr int kHorizon = 400;  ///< ticks
 
-std::size_t ceil_log2(std::size_t k) {
-  std::size_t bits = 0;
-  while ((std::size_t{1} << bits) < k) ++bits;
-  return bits;
-}
+using popdist_test::ceil_log2;
 
 struct Flight {
   int at;

@@ -88,20 +88,13 @@ void Census::after_step() {
 
 void Census::notify_missing() {
   notified_ = true;
-  const auto missing = call_->missing();
-  if (missing.empty()) return;
-  std::vector<char> present(count_, 1);
-  for (const auto position : missing) present[position] = 0;
-  Bitmap bits(RollCall::bytes_for(count_), 0);
-  for (std::size_t i = 0; i < count_; ++i) {
-    if (present[i] != 0) bits[i / 8] = static_cast<std::uint8_t>(bits[i / 8] | (1U << (i % 8)));
-  }
+  const auto present = call_->known();
   // The missing members after this one, up to the next present one (cyclically), are this
   // member's to tell: each missing member hears from exactly one present member.
   for (std::size_t step = 1; step < count_; ++step) {
     const auto position = (position_ + step) % count_;
-    if (present[position] != 0) break;
-    notify_(position, bits);
+    if (RollCall::bit(present, position)) break;
+    notify_(position, present);
   }
 }
 

@@ -119,6 +119,8 @@ class RollCall {
   [[nodiscard]] bool done() const noexcept { return role_ == Role::Done; }
   /// The positions not known present (at the end: exactly the absent ones), sorted.
   [[nodiscard]] std::vector<std::size_t> missing() const;
+  /// The positions known present, as a bitmap (at the end: every member that took part).
+  [[nodiscard]] Bitmap known() const;
   /// How many messages this member sent.
   [[nodiscard]] std::size_t sent() const noexcept { return sent_; }
 
@@ -136,7 +138,6 @@ class RollCall {
   void answer_requests();
   void hold_requests(double now);
   void merge_block(int level, const Bitmap& present);
-  [[nodiscard]] Bitmap known() const;
   [[nodiscard]] std::vector<std::size_t> block(int level) const;  ///< the positions of Q_level
   [[nodiscard]] bool in_block(int level, std::size_t position) const;
   [[nodiscard]] std::vector<std::size_t> candidates(int level) const;
