@@ -14,11 +14,27 @@ build=${1:-build}
 python=${PYTHON:-python3}
 jobs=$(nproc)
 
+# The wheel and the C++ build compile the same library, command and bindings. With ccache, the
+# C++ build takes the wheel's objects instead of compiling them again, which needs the same
+# compiler command in both: the same compiler (scikit-build-core takes Python's sysconfig CC and
+# CXX when they are unset), the same build type (Release, the wheel's: the tests run the code
+# that ships), the same pybind11 (the installed one, not a build-isolation copy) and build
+# directories side by side, so that every path is the same relative to them (CCACHE_BASEDIR).
+sysconfig_compiler() { "$python" -c "import sysconfig; print(sysconfig.get_config_var('$1').split()[0])"; }
+export CC=${CC:-$(sysconfig_compiler CC)} CXX=${CXX:-$(sysconfig_compiler CXX)}
+if command -v ccache >/dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
+  export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+fi
+pip_build=(-C "build-dir=$(realpath -m "$build")-wheel")
+if "$python" -c "import scikit_build_core, pybind11" 2>/dev/null; then pip_build+=(--no-build-isolation); fi
+
 echo "== pip install . (Python package and the popdist command)"
-"$python" -m pip install -q --disable-pip-version-check .
+"$python" -m pip install -q --disable-pip-version-check "${pip_build[@]}" .
 
 echo "== C++ build"
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$(command -v "$python")"
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython3_EXECUTABLE="$(command -v "$python")"
 cmake --build "$build" -j "$jobs"
 
 echo "== CTest"
