@@ -18,12 +18,16 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   otherwise); so does a registration with a timeout over all but instance 0 (a new set, so that
   registration's handshake runs), within 3 ceil(log2 N) + 3 messages per member (Hellos,
   presences to the same partners, the roll call);
-- a registration without a timeout whose last member comes LATE_S seconds late, after the
-  census of the members waiting (registry/protocols/census.hpp, after CENSUS_AFTER_S instead of
-  30 s): the census costs O(log N) per member, so that the busiest member sends at most the
+- a registration without a timeout whose last LATE_COUNT members come LATE_S seconds late, after
+  the census of the members waiting (registry/protocols/census.hpp, after CENSUS_AFTER_S instead
+  of 30 s): the census costs O(log N) per member, so that the busiest member sends at most the
   handshake's 2 ceil(log2 N) and the roll call's ceil(log2 N) + 2, its notice and a few answers
-  (3 ceil(log2 N) + 5), and the mean stays within 2 ceil(log2 N). Every waiting member told
-  every other that it was there before the census (N - 2 more each: 261 on average at 256);
+  (3 ceil(log2 N) + 5), and the mean stays within 2 ceil(log2 N). The missing members are dealt
+  out over the present ones, so that the busiest member sends at most one Notice (the set's list)
+  besides messages of a few bytes; when the member before a run of missing members told all of
+  them, it sent LATE_COUNT Notices (8,992 bytes at 256, over that bound). Every waiting
+  member told every other that it was there before the census (N - 2 more each: 261 on average
+  at 256);
 - a conflict (instance N-1 registers {0, N-1} before a set that the others register at once) is
   a UsageError naming both sets on every member of them, and costs what DESIGN 5 says: the member
   that finds it tells every member of both sets (Mismatch: N - 2 messages, the one O(N) sender,
@@ -57,7 +61,15 @@ MISMATCH_BYTES = 512
 # arrivals of the first registration (up to 1 s) take, and lasts about 1.9 s at 256; the late
 # member comes after it.
 CENSUS_AFTER_S = "1.5"
+
+
+def notice_bytes(n):
+    """A census's Notice at most: the set's list (4 bytes a member), the bitmap of the members
+    that wait (a bit each) and a few fixed fields (handshake_message.hpp)."""
+    return 4 * n + n // 8 + HANDSHAKE_MESSAGE_BYTES
+
 LATE_S = "4"
+LATE_COUNT = "8"
 
 def main():
     probe, platform = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
@@ -79,7 +91,7 @@ def main():
                    "--cfg=smpi/allgather:rdb", "--cfg=smpi/allgatherv:mpich_rdb",
                    "--cfg=contexts/stack-size:256", "--log=root.thres:critical",
                    probe, "--quick", "--skew", "1", "--never-arrives", str(absent), "--missing-stride", str(STRIDE),
-                   "--timeout", "0.5", "--late", LATE_S]
+                   "--timeout", "0.5", "--late", LATE_S, "--late-count", LATE_COUNT]
         # SMPI's ranks share this one environment.
         env = dict(os.environ, POPDIST_CENSUS_AFTER=CENSUS_AFTER_S)
         run = subprocess.run(command, capture_output=True, text=True, cwd=work, env=env)
@@ -104,7 +116,7 @@ def main():
         # ceil(log2 k) Hellos, its first escalation's presences to the same partners, and the
         # roll call (as above). It was all-to-all, k - 1 GaveUp notices from every member.
         "register_timed_missing": 3 * log + 3,
-        # The late member (see the top): the handshake's Hellos and presences, the census.
+        # The late members (see the top): the handshake's Hellos and presences, the census.
         "register_late": 3 * log + 5,
     }
     # The conflict's finder (see the top): its Mismatch to every other member of both sets.
@@ -132,6 +144,10 @@ def main():
     for step, per_message in (("register_all", HANDSHAKE_MESSAGE_BYTES), ("register_conflict", MISMATCH_BYTES)):
         check(step, "max_sent_bytes", bounds[step] * per_message,
               lambda sent: f"the busiest member sent {sent:.0f} bytes ({per_message} a message at most)")
+    # The late registration's busiest member: its messages of a few bytes and one Notice. The
+    # member before the late ones, telling them all, sent LATE_COUNT Notices (8,992 bytes at 256).
+    check("register_late", "max_sent_bytes", bounds["register_late"] * HANDSHAKE_MESSAGE_BYTES + notice_bytes(n),
+          lambda sent: f"the busiest member sent {sent:.0f} bytes (one notice of {notice_bytes(n)} at most)")
     if "timeout_message" not in steps:
         failures.append("the timed synchronize without a member did not report its TimeoutError")
     if "registration_timeout_message" not in steps:

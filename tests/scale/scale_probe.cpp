@@ -18,10 +18,11 @@
 //
 // --late S adds a step (register_late) after execute_on_instances: a registration without a
 // timeout over every instance but instance 2 (from 4 instances on), to which instance N-1 comes S
-// seconds after the others. Beyond 30 s (POPDIST_CENSUS_AFTER) the members still waiting hold a
-// census and tell the missing member which of them wait (registry/protocols/census.hpp; it was
-// an all-to-all presence, every waiting member telling every other); this step measures it. The
-// time is from the late member's arrival.
+// seconds after the others (--late-count K: the K instances N-1, N-1-D, N-1-2D, ... above 2, for
+// --late-stride D; by default the last K, whom one present member tells). Beyond 30 s
+// (POPDIST_CENSUS_AFTER) the members still waiting hold a census and tell each missing member
+// which of them wait (registry/protocols/census.hpp; it was an all-to-all presence, every waiting
+// member telling every other); this step measures it. The time is from the last arrival.
 //
 // The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set
 // of every instance but instance 1, which the others register at once: instance 0 hears of
@@ -58,7 +59,9 @@ struct Options {
   double timeout = 5.0;     ///< that synchronize's timeout (seconds)
   int missing_stride = 1;   ///< that synchronize is over every missing_stride-th instance
   bool quick = false;       ///< skip the 1% and half registrations (CI)
-  double late = 0;          ///< seconds: the delay of the late member of register_late (0: no such step)
+  double late = 0;          ///< seconds: the delay of the late members of register_late (0: no such step)
+  int late_count = 1;       ///< how many members of register_late come late
+  int late_stride = 1;      ///< how far apart they are: N-1, N-1-D, N-1-2D, ...
   std::string last;         ///< the step after which the probe stops ("": none)
 };
 
@@ -77,13 +80,17 @@ Options parse(int argc, char** argv) {
       options.missing_stride = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--late" && has_value) {
       options.late = std::atof(argv[++i]);
+    } else if (arg == "--late-count" && has_value) {
+      options.late_count = std::max(1, std::atoi(argv[++i]));
+    } else if (arg == "--late-stride" && has_value) {
+      options.late_stride = std::max(1, std::atoi(argv[++i]));
     } else if (arg == "--quick") {
       options.quick = true;
     } else if (arg == "--last" && has_value) {
       options.last = argv[++i];
     } else {
       std::fprintf(stderr, "scale_probe: unknown argument '%s'; expected --skew S, --never-arrives R, --timeout S, "
-                           "--missing-stride K, --late S, --quick, --last STEP\n", arg.c_str());
+                           "--missing-stride K, --late S, --late-count K, --late-stride D, --quick, --last STEP\n", arg.c_str());
       std::exit(2);
     }
   }
@@ -253,9 +260,13 @@ int main(int argc, char** argv) {
     if (g_options.late > 0 && n >= 4) {
       auto all_but_two = every(1, n);  // a set no other step registers
       all_but_two.erase(2);
+      // The late members: N-1, N-1-D, ... (--late-count, --late-stride), never instance 2.
+      const int from_last = n - 1 - g_rank;
+      const bool late = g_rank > 2 && from_last % g_options.late_stride == 0 &&
+                        from_last / g_options.late_stride < g_options.late_count;
       step("register_late", false, [&all_but_two] {
         if (g_rank != 2) popdist::register_communicator(all_but_two, "scale/late");
-      }, g_rank != 2, g_rank == n - 1 ? g_options.late : 0.0);
+      }, g_rank != 2, late ? g_options.late : 0.0);
     }
     const int stride = g_options.missing_stride;
     if (g_options.never_arrives >= 0 && g_options.never_arrives < n && g_options.never_arrives % stride == 0) {

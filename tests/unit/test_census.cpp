@@ -105,6 +105,8 @@ TEST_CASE("census: every absent member is told once per census which members too
         REQUIRE(model.notices[i].size() == 1);
         const auto& notice = model.notices[i].front();
         CHECK_FALSE(model.is_absent(notice.from));
+        // One absent member hears from the present member just before it (cyclically).
+        if (__builtin_popcount(absent) == 1) CHECK(notice.from == (i + k - 1) % k);
         for (std::size_t j = 0; j < k; ++j) CHECK(RollCall::bit(notice.present, j) == !model.is_absent(j));
       }
       // The roll call's bound with absent members (roll_call.hpp: ceil(log2 k) + 2 + 2 per absent
@@ -116,6 +118,8 @@ TEST_CASE("census: every absent member is told once per census which members too
           for (const auto& notice : notices) told += notice.from == i ? 1 : 0;
         }
         INFO("k=" << k << " absent mask=" << absent << " member " << i << " notices " << told);
+        // The missing are dealt out over the present: none tells more than its share.
+        CHECK(told <= (absent_count + (k - absent_count) - 1) / (k - absent_count));
         CHECK(model.sent[i] <= 2 * k + ceil_log2(k) + 2 + told);
         if (absent_count == 1) CHECK(model.sent[i] <= ceil_log2(k) + 3 + told);
       }

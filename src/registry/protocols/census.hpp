@@ -7,9 +7,10 @@
 // A member that has waited `after` seconds (POPDIST_CENSUS_AFTER, 30 by default) in a handshake
 // starts a census: the roll call of roll_call.hpp over the set's positions, which every member
 // still waiting joins as its first message reaches it. At its end each member that took part knows
-// which members are missing, and each missing member is told by one of them -- the nearest
-// present position before it, cyclically -- which members wait in the set (a Notice, with the
-// set's list). A missing member busy with another set finds there a member of that set that waits
+// which members are missing, and each missing member is told by one of them -- the missing
+// members dealt out over the present ones in position order, from the nearest present member
+// before the first missing one, so that none tells more than ceil(missing / present) -- which
+// members wait in the set (a Notice, with the set's list). A missing member busy with another set finds there a member of that set that waits
 // in this one: the two register the sets they share in different orders (handshake.cpp judges
 // it). A missing member that is not in a handshake keeps the notice for the sets it registers.
 //
