@@ -28,11 +28,11 @@ struct HotState {
 };
 inline HotState g_hot;
 
-/// What init() makes for the layers above it: popdist's communicators, this instance's place in
-/// the job, and the host placement (the shared-memory split), plus the runtime's own bookkeeping.
 /// POPDIST_CENSUS_AFTER when unset, seconds (registry/protocols/census.hpp).
 inline constexpr double kDefaultCensusAfter = 30.0;
 
+/// What init() makes for the layers above it: popdist's communicators, this instance's place in
+/// the job, and the host placement (the shared-memory split), plus the runtime's own bookkeeping.
 struct RuntimeState {
   std::mutex lifecycle_mutex;              ///< init(), finalize(), instance_views(), survey_job()
   std::mutex topology_mutex;               ///< the first detection (topology())

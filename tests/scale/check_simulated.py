@@ -59,8 +59,10 @@ HANDSHAKE_MESSAGE_BYTES = 64
 MISMATCH_BYTES = 512
 # The late registration: its census starts after CENSUS_AFTER_S of waiting, later than the skewed
 # arrivals of the first registration (up to 1 s) take, and lasts about 1.9 s at 256; the late
-# member comes after it.
+# members come after it.
 CENSUS_AFTER_S = "1.5"
+LATE_S = "4"
+LATE_COUNT = "8"
 
 
 def notice_bytes(n):
@@ -68,8 +70,6 @@ def notice_bytes(n):
     that wait (a bit each) and a few fixed fields (handshake_message.hpp)."""
     return 4 * n + n // 8 + HANDSHAKE_MESSAGE_BYTES
 
-LATE_S = "4"
-LATE_COUNT = "8"
 
 def main():
     probe, platform = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])

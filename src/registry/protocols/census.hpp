@@ -10,9 +10,10 @@
 // which members are missing, and each missing member is told by one of them -- the missing
 // members dealt out over the present ones in position order, from the nearest present member
 // before the first missing one, so that none tells more than ceil(missing / present) -- which
-// members wait in the set (a Notice, with the set's list). A missing member busy with another set finds there a member of that set that waits
-// in this one: the two register the sets they share in different orders (handshake.cpp judges
-// it). A missing member that is not in a handshake keeps the notice for the sets it registers.
+// members wait in the set (a Notice, with the set's list). A missing member busy with another
+// set finds there a member of that set that waits in this one: the two register the sets they
+// share in different orders (handshake.cpp judges it). A missing member that is not in a
+// handshake keeps the notice for the sets it registers.
 //
 // Censuses repeat while the wait lasts, because a conflict can begin after one (both of its
 // members must be waiting): the next one starts `after` x 2, 4, then 8 after the last one ended,
