@@ -11,7 +11,7 @@
 #include "run_command.hpp"
 #include "run_line.hpp"
 #include "run_main.hpp"
-#include "whole_lines.hpp"
+#include "instance_agent.hpp"
 #include "topology_command.hpp"
 
 int main(int argc, char** argv) {
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   app.failure_message(popdist::cli::failure_message);
   const auto run_topology = popdist::cli::add_topology_command(app);
   const auto run_run = popdist::cli::add_run_command(app);
-  const auto run_whole_lines = popdist::cli::add_whole_lines_command(app);
+  const auto run_instance = popdist::cli::add_instance_command(app);
   // `popdist run` reads its own line so that one run reports every problem of it (run_line.hpp);
   // CLI11 below still prints its --help.
   if (argc >= 2 && std::string(argv[1]) == "run") {
@@ -37,6 +37,6 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
   if (app.got_subcommand("topology")) return run_topology();
-  if (app.got_subcommand(popdist::cli::whole_lines_command)) return run_whole_lines();
+  if (app.got_subcommand(popdist::cli::instance_command)) return run_instance();
   return run_run();
 }

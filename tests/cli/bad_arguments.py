@@ -21,10 +21,10 @@ USAGE = 2         # bad arguments
 ENVIRONMENT = 3   # invalid environment (popdist topology)
 
 NUMBER_OPTIONS = {  # option: (smallest, largest)
-    "--num-instances": (1, 4096),
+    "--num-instances": (1, 65536),
     "--num-replicas": (1, 1048576),
     "--ipus-per-replica": (1, 1024),
-    "--only-output-from-instance": (0, 4095),
+    "--only-output-from-instance": (0, 65535),
 }
 # Values that are not plain decimal numbers; the environment contract refuses each of them too.
 NOT_DECIMAL = ["0x10", "+2", " 2", "2 ", "-1", "1.5", "two", "1e3", "2,0", "\u0663", "4\r", "\t3", "0b1"]
@@ -143,8 +143,10 @@ def cases(files):
         for text in [": -np 1 echo INJECTED", "--app appfile"]:
             yield (f"{option} {text}", run + [option, text, "true"], {}, USAGE,
                    [option, shown(text), "would start another mpirun app context"])
-    yield ("command line too long", run + ["--num-instances", "4096", "--dry-run", "--", "prog", "x" * 300], {}, USAGE,
-           ["ARG_MAX", "each of the 4096 instances", "--num-instances", "shorter program arguments"])
+    yield ("command line too long", run + ["--num-instances", "4096", "--dry-run", "--", "prog"] + ["x" * 100000] * 25,
+           {}, USAGE, ["ARG_MAX", "the 4096 instances share one app context", "shorter program arguments"])
+    yield ("one argument too long for OMPI_ARGV", run + ["--num-instances", "2", "--dry-run", "--", "prog", "x" * 131060],
+           {}, USAGE, ["OMPI_ARGV", "131066 bytes", "in a file instead"])
     huge = "7" * 100000
     yield ("huge number", run + ["--num-instances", huge, "true"], {}, USAGE,
            ["--num-instances", "'" + "7" * 64 + "'... (100000 bytes)"])

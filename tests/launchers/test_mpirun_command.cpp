@@ -1,10 +1,11 @@
-// The mpirun command line: MPMD app contexts with per-instance POPDIST_* values, placement,
-// root, oversubscription, the single-host `pml ^cm` rule and the user's MPI arguments.
+// The mpirun command line: one app context with the instance agent, placement, root,
+// oversubscription, binding, the single-host `pml ^cm` rule and the user's MPI arguments.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 
 #include "command_length.hpp"
+#include "instance_agent.hpp"
 #include "launch_plan.hpp"
 #include "mpirun_command.hpp"
 #include "popdist/error.hpp"
@@ -56,28 +57,22 @@ MpirunContext context_with(int cores, bool root = false) {
   context.local_cores = cores;
   context.as_root = root;
   context.forwarded = {"PATH", "PYTHONPATH"};
+  context.omp_threads = true;
   return context;
 }
 
 }  // namespace
 
-TEST_CASE("one app context per instance with its POPDIST_* values, forwarded variables and program", "[command]") {
+TEST_CASE("one app context for every instance: forwarded variables, then the agent and the program", "[command]") {
   const auto options = options_for(4, 8);
   const auto plan = popdist::cli::plan_launch(4, 8, 2, {{"a", {}}, {"b", {}}});
   const auto command = build_mpirun_command(plan, options, context_with(2));
   CHECK(command.argv.front() == "mpirun");
   const auto split = split_command(command.argv);
-  REQUIRE(split.contexts.size() == 4);
-  for (int i = 0; i < 4; ++i) {
-    INFO("instance " << i);
-    const Words& context = split.contexts[static_cast<std::size_t>(i)];
-    Words expected{"-np", "1", "-x", "PATH", "-x", "PYTHONPATH"};
-    for (const auto& [name, value] : popdist::cli::popdist_variables(plan, i)) {
-      expected.insert(expected.end(), {"-x", name + "=" + value});
-    }
-    expected.insert(expected.end(), {"prog", "arg 1"});
-    CHECK(context == expected);
-  }
+  REQUIRE(split.contexts.size() == 1);
+  const Words expected{"-np", "4", "-x", "PATH", "-x", "PYTHONPATH", "popdist", "_instance", "--plan", "4,8,2,2",
+                       "--omp-threads", "--", "prog", "arg 1"};
+  CHECK(split.contexts[0] == expected);
   CHECK(has_sequence(split.global, {"--host", "a:2,b:2"}));
   CHECK_FALSE(has_sequence(split.global, {"--oversubscribe"}));  // hosts of unknown size get exactly their slots
   CHECK(has_sequence(split.global, {"--tag-output"}));
@@ -85,26 +80,67 @@ TEST_CASE("one app context per instance with its POPDIST_* values, forwarded var
   CHECK_FALSE(has_sequence(split.global, {"--allow-run-as-root"}));
 }
 
-TEST_CASE("torchrun's variables in every app context, as torchrun defines them", "[command]") {
+TEST_CASE("MASTER_ADDR and MASTER_PORT once for every instance; the rest is the agent's", "[command]") {
   const auto plan = popdist::cli::plan_launch(4, 4, 1, {{"a", {}}, {"b", {}}});
   auto context = context_with(2);
   context.master_addr = "10.0.0.5";
   context.master_port = 29500;
   const auto split = split_command(build_mpirun_command(plan, options_for(4, 4), context).argv);
-  REQUIRE(split.contexts.size() == 4);
-  for (int i = 0; i < 4; ++i) {
-    INFO("instance " << i);
-    const Words& words = split.contexts[static_cast<std::size_t>(i)];
-    const std::string host = std::to_string(i / 2);
-    for (const std::string& variable :
-         {"RANK=" + std::to_string(i), std::string("WORLD_SIZE=4"), "LOCAL_RANK=" + std::to_string(i % 2),
-          std::string("LOCAL_WORLD_SIZE=2"), "GROUP_RANK=" + host, std::string("GROUP_WORLD_SIZE=2"),
-          std::string("MASTER_ADDR=10.0.0.5"), std::string("MASTER_PORT=29500")}) {
-      CHECK(has_sequence(words, {"-x", variable}));
-    }
-    // popdist's detection keys torchrun on TORCHELASTIC_RUN_ID: never set, Open MPI stays the identity.
-    CHECK(std::none_of(words.begin(), words.end(), [](const std::string& w) { return w.rfind("TORCHELASTIC", 0) == 0; }));
+  REQUIRE(split.contexts.size() == 1);
+  CHECK(has_sequence(split.contexts[0], {"-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500"}));
+  for (const std::string name : {"RANK=", "LOCAL_RANK=", "POPDIST_"}) {
+    CHECK(std::none_of(split.contexts[0].begin(), split.contexts[0].end(),
+                       [&](const std::string& w) { return w.rfind(name, 0) == 0; }));
   }
+}
+
+TEST_CASE("the command does not grow with the number of instances", "[command]") {
+  auto length_for = [](int instances, std::vector<HostSpec> hosts) {
+    const auto plan = popdist::cli::plan_launch(instances, instances, 1, hosts);
+    return popdist::cli::exec_bytes(
+        build_mpirun_command(plan, options_for(instances, instances), context_with(1 << 20)).argv);
+  };
+  const auto two = length_for(2, {});
+  CHECK(length_for(4096, {}) <= two + 16);  // only the digits of counts grow
+  CHECK(length_for(16384, {}) <= two + 16);
+  CHECK(length_for(16384, {{"a", {}}, {"b", {}}}) <= length_for(2, {{"a", {}}, {"b", {}}}) + 32);
+}
+
+TEST_CASE("no CPU binding unless --numa-aware or the user's own", "[command]") {
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  auto global_of = [&](RunOptions options, MpirunContext context) {
+    return split_command(build_mpirun_command(plan, options, context).argv).global;
+  };
+  CHECK(has_sequence(global_of(options_for(2, 2), context_with(4)), {"--bind-to", "none"}));
+  auto numa = options_for(2, 2);
+  numa.numa_aware = true;
+  CHECK_FALSE(has_sequence(global_of(numa, context_with(4)), {"--bind-to", "none"}));
+  for (const auto& words : {"--bind-to core", "--map-by socket:PE=2", "--rankfile rf", "-rf rf", "--cpu-set 0,1",
+                            "--mca hwloc_base_binding_policy core"}) {
+    INFO(words);
+    auto user = options_for(2, 2);
+    user.mpi_global_args = {words};
+    CHECK_FALSE(has_sequence(global_of(user, context_with(4)), {"--bind-to", "none"}));
+    user.mpi_global_args.clear();
+    user.mpi_local_args = {words};
+    CHECK_FALSE(has_sequence(global_of(user, context_with(4)), {"--bind-to", "none"}));
+  }
+  auto mapped = options_for(2, 2);
+  mapped.mpi_global_args = {"--map-by node"};  // a mapping without PE= binds nothing by itself
+  CHECK(has_sequence(global_of(mapped, context_with(4)), {"--bind-to", "none"}));
+  auto context = context_with(4);
+  context.env_binding = true;
+  CHECK_FALSE(has_sequence(global_of(options_for(2, 2), context), {"--bind-to", "none"}));
+}
+
+TEST_CASE("the grace period from SIGTERM to SIGKILL is Open MPI's odls_base_sigkill_timeout", "[command]") {
+  auto options = options_for(2, 2);
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  CHECK(has_sequence(build_mpirun_command(plan, options, context_with(4)).argv,
+                     {"--mca", "odls_base_sigkill_timeout", "5"}));
+  options.grace_period = 30;
+  CHECK(has_sequence(build_mpirun_command(plan, options, context_with(4)).argv,
+                     {"--mca", "odls_base_sigkill_timeout", "30"}));
 }
 
 TEST_CASE("as root: --allow-run-as-root", "[command]") {
@@ -177,10 +213,10 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
   const auto split = split_command(command.argv);
   CHECK(has_sequence(split.global, {"--mca", "btl_tcp_if_include", "eth0"}));
   CHECK_FALSE(has_sequence(split.global, {"-x", "MY_GLOBAL=1"}));
-  for (const auto& context : split.contexts) {
-    CHECK(has_sequence(context, {"-x", "MY_GLOBAL=1"}));
-    CHECK(has_sequence(context, {"-x", "LOCAL_A", "--bind-to", "none", "prog", "arg 1"}));
-  }
+  REQUIRE(split.contexts.size() == 1);
+  CHECK(has_sequence(split.contexts[0], {"-x", "MY_GLOBAL=1"}));
+  CHECK(has_sequence(split.contexts[0], {"-x", "LOCAL_A", "--bind-to", "none", "popdist", "_instance"}));
+  CHECK(has_sequence(split.contexts[0], {"--", "prog", "arg 1"}));
   CHECK(command.warnings.empty());
 
   options.mpi_global_args = {"--map-by node"};
@@ -194,17 +230,17 @@ TEST_CASE("':' among the program's words reaches it verbatim; ':' or --app in --
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   auto options = options_for(2, 2, {"prog", "x", ":", "-np", "1", "touch", "FILE", ":"});
   const auto command = build_mpirun_command(plan, options, context_with(4));
-  // Exactly one ':' on the whole line: the separator between the two planned app contexts.
-  CHECK(std::count(command.argv.begin(), command.argv.end(), ":") == 1);
-  for (const auto& context : split_command(command.argv).contexts) {
-    CHECK(has_sequence(context, {"popdist-colons", "3,8", "prog", "x", "popdist-colon", "-np", "1", "touch", "FILE",
-                                 "popdist-colon"}));
-  }
-  // Without a ':' the program is started directly, with no shell in front.
+  // No ':' on the whole line: the agent puts them back by position.
+  CHECK(std::count(command.argv.begin(), command.argv.end(), ":") == 0);
+  CHECK(has_sequence(command.argv, {"--colons", "3,8", "--", "prog", "x", "popdist-colon", "-np", "1", "touch", "FILE",
+                                    "popdist-colon"}));
+  CHECK(popdist::cli::with_colons({"prog", "x", "popdist-colon", "-np", "1", "touch", "FILE", "popdist-colon"}, "3,8") ==
+        options.program);
+  // Without a ':' the program's words go as they are.
   options.program = {"prog", "a:b", "::"};
   const auto direct = build_mpirun_command(plan, options, context_with(4));
-  CHECK(std::count(direct.argv.begin(), direct.argv.end(), "popdist-colons") == 0);
-  CHECK(has_sequence(direct.argv, {"prog", "a:b", "::"}));
+  CHECK(std::count(direct.argv.begin(), direct.argv.end(), "--colons") == 0);
+  CHECK(has_sequence(direct.argv, {"--", "prog", "a:b", "::"}));
 
   for (const auto& text : {": -np 1 echo INJECTED", "-x A=1 :", "--app /tmp/appfile", "-app f"}) {
     options.mpi_local_args = {text};
@@ -230,8 +266,12 @@ TEST_CASE("the command's length is checked against the exec limit, naming what t
   CHECK_NOTHROW(check_command_length(argv, 100, exec_bytes(argv) + 100, 1, {"prog"}));
   CHECK_THROWS_WITH(check_command_length(argv, 101, exec_bytes(argv) + 100, 4096, {"prog"}),
                     Catch::Matchers::Contains("ARG_MAX") && Catch::Matchers::Contains("4096 instances") &&
-                        Catch::Matchers::Contains("--num-instances") &&
                         Catch::Matchers::Contains("101 bytes of environment"));
+  // Open MPI's OMPI_ARGV: the app's words joined must fit one string
+  const Words long_app{"mpirun", "popdist", "_instance", "--plan", "2,2,1,1", "--", "prog",
+                       std::string(131060, 'y')};
+  CHECK_THROWS_WITH(check_command_length(long_app, 0, std::size_t{1} << 30, 2, {"prog", std::string(131060, 'y')}),
+                    Catch::Matchers::Contains("OMPI_ARGV") && Catch::Matchers::Contains("131066 bytes"));
   const Words huge{"mpirun", std::string(popdist::cli::max_exec_string_bytes, 'x')};
   CHECK_THROWS_WITH(check_command_length(huge, 0, std::size_t{1} << 30, 1, {"prog"}),
                     Catch::Matchers::Contains("a word of 131072 bytes") && Catch::Matchers::Contains("(131072 bytes)"));
@@ -249,16 +289,12 @@ TEST_CASE("--tag-output for several instances unless the user chose an output op
   CHECK(has_sequence(argv, {"--timestamp-output"}));
 }
 
-TEST_CASE("--only-output-from-instance silences the other instances through a shell", "[command]") {
+TEST_CASE("--only-output-from-instance tells every agent which instance to show", "[command]") {
   auto options = options_for(3, 3);
   options.only_output_from_instance = 1;
   const auto plan = popdist::cli::plan_launch(3, 3, 1, {});
-  const auto split = split_command(build_mpirun_command(plan, options, context_with(4)).argv);
-  const Words silenced{"/bin/sh", "-c", "exec \"$@\" >/dev/null 2>&1", "popdist-silenced", "prog", "arg 1"};
-  CHECK(has_sequence(split.contexts[0], silenced));
-  CHECK_FALSE(has_sequence(split.contexts[1], {"/bin/sh"}));
-  CHECK(has_sequence(split.contexts[1], {"POPDIST_LOCAL_INSTANCE_INDEX=1", "prog", "arg 1"}));
-  CHECK(has_sequence(split.contexts[2], silenced));
+  CHECK(has_sequence(build_mpirun_command(plan, options, context_with(4)).argv,
+                     {"--output-from", "1", "--omp-threads", "--", "prog", "arg 1"}));
 }
 
 TEST_CASE("--numa-aware maps and binds by NUMA node", "[command]") {
@@ -269,46 +305,25 @@ TEST_CASE("--numa-aware maps and binds by NUMA node", "[command]") {
                      {"--map-by", "numa", "--bind-to", "numa"}));
 }
 
-TEST_CASE("tagged output: each instance runs under _whole-lines, except the silenced ones", "[command]") {
+TEST_CASE("the agent gets the job directory, the attempt's log folder and --tee", "[command]") {
   auto context = context_with(4);
-  context.whole_lines_launcher = "/opt/popdist/bin/popdist";
-  const auto two = popdist::cli::plan_launch(2, 2, 1, {});
-  const auto argv = build_mpirun_command(two, options_for(2, 2), context).argv;
-  for (const auto& app_context : split_command(argv).contexts) {
-    CHECK(has_sequence(app_context, {"/opt/popdist/bin/popdist", "_whole-lines", "--", "prog", "arg 1"}));
-  }
-  // one instance: no tags, no wrapper
-  const auto one = popdist::cli::plan_launch(1, 1, 1, {});
-  CHECK_FALSE(has_sequence(build_mpirun_command(one, options_for(1, 1), context).argv, {"_whole-lines"}));
-  // the user's own --tag-output (one instance too) gets the wrapper as well
-  auto user_tags = options_for(1, 1);
-  user_tags.mpi_global_args = {"--tag-output"};
-  CHECK(has_sequence(build_mpirun_command(one, user_tags, context).argv, {"_whole-lines", "--", "prog"}));
-  // --only-output-from-instance: the visible instance whole, the others silenced
-  auto only = options_for(2, 2);
-  only.only_output_from_instance = 1;
-  const auto contexts = split_command(build_mpirun_command(two, only, context).argv).contexts;
-  REQUIRE(contexts.size() == 2);
-  CHECK(has_sequence(contexts[0], {"popdist-silenced", "prog"}));
-  CHECK_FALSE(has_sequence(contexts[0], {"_whole-lines"}));
-  CHECK(has_sequence(contexts[1], {"_whole-lines", "--", "prog"}));
-  // --output-filename: no tags, no wrapper
-  auto files = options_for(2, 2);
-  files.mpi_global_args = {"--output-filename out"};
-  CHECK_FALSE(has_sequence(build_mpirun_command(two, files, context).argv, {"_whole-lines"}));
-}
-
-TEST_CASE("with a status directory, each wrapper records its instance's status in a file of its own", "[command]") {
-  auto context = context_with(4);
-  context.whole_lines_launcher = "/opt/popdist/bin/popdist";
-  context.status_directory = "/tmp/popdist-run-abc";
-  const auto contexts = split_command(build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options_for(3, 3),
-                                                           context).argv).contexts;
-  REQUIRE(contexts.size() == 3);
-  for (int index = 0; index < 3; ++index) {
-    CHECK(has_sequence(contexts[index], {"_whole-lines", "--status-file",
-                                         "/tmp/popdist-run-abc/instance" + std::to_string(index), "--", "prog"}));
-  }
+  context.agent = "/opt/popdist/bin/popdist";
+  context.job_directory = "/tmp/popdist-run-abc";
+  context.log_directory = "/logs/attempt_0";
+  auto options = options_for(3, 3);
+  options.tee = true;
+  const auto argv = build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options, context).argv;
+  CHECK(has_sequence(argv, {"/opt/popdist/bin/popdist", "_instance", "--plan", "3,3,1,1", "--job-dir",
+                            "/tmp/popdist-run-abc", "--log-dir", "/logs/attempt_0", "--tee"}));
+  // Open MPI's session files go in the job directory (removed with it), unless the user chose
+  CHECK(has_sequence(argv, {"--mca", "orte_local_tmpdir_base", "/tmp/popdist-run-abc"}));
+  options.mpi_global_args = {"--mca orte_tmpdir_base /scratch"};
+  CHECK_FALSE(has_sequence(build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options, context).argv,
+                           {"--mca", "orte_local_tmpdir_base", "/tmp/popdist-run-abc"}));
+  // OMP_NUM_THREADS set by the user: the agents leave it
+  context.omp_threads = false;
+  const auto without = build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options_for(3, 3), context).argv;
+  CHECK(std::count(without.begin(), without.end(), "--omp-threads") == 0);
 }
 
 TEST_CASE("--enable-recovery in --mpi-global-args is warned about", "[command]") {

@@ -58,13 +58,13 @@ TEST_CASE("run_and_wait leaves alone a program that reaps its children", "[proce
 // The case that the status files are for: the first instance to fail (status 3) was reaped by the
 // hanging program, and only the instances it killed afterwards (SIGTERM) are left unreaped.
 TEST_CASE("run_and_wait reports the first recorded failure of a hanging program, not its zombies'", "[process]") {
-  const popdist::cli::InstanceStatusDirectory directory;
+  const popdist::cli::JobDirectory directory;
   REQUIRE_FALSE(directory.path().empty());
   popdist::cli::record_instance_status(popdist::cli::instance_status_file(directory.path(), 1), 3);
   const auto watch = watch_for(std::chrono::milliseconds(600), directory.path());
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"}, watch) == 3);
   // nothing recorded as failed: the zombies' lowest status, as without a directory
-  const popdist::cli::InstanceStatusDirectory empty;
+  const popdist::cli::JobDirectory empty;
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"},
                      watch_for(std::chrono::milliseconds(600), empty.path())) == 128 + 15);
 }

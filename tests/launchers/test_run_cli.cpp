@@ -99,11 +99,11 @@ TEST_CASE("run's command line errors name the option and the value", "[cli]") {
   using Catch::Matchers::Contains;
   CHECK_THROWS_AS(parse({"--bogus", "--", "p"}), CLI::ExtrasError);
   CHECK_THROWS_WITH(parse({"--num-instances", "two", "--", "p"}),
-                    Contains("--num-instances") && Contains("'two' is not a whole number from 1 to 4096"));
+                    Contains("--num-instances") && Contains("'two' is not a whole number from 1 to 65536"));
   for (const char* number : {"0x10", "+2", " 2", "2.0", "-1", ""}) {
     CHECK_THROWS_AS(parse({"--num-replicas", number, "p"}), CLI::ValidationError);
   }
-  CHECK_THROWS_WITH(parse({"--num-instances", "4097", "p"}), Contains("out of range") && Contains("1 to 4096"));
+  CHECK_THROWS_WITH(parse({"--num-instances", "65537", "p"}), Contains("out of range") && Contains("1 to 65536"));
   CHECK_THROWS_WITH(parse({"--print-topology", "python3", "train.py"}),
                     Contains("--print-topology") && Contains("'python3' is not a boolean") && Contains("yes/no"));
   CHECK_THROWS_WITH(parse({"--import-config", "poprun.cfg", "p"}),

@@ -33,7 +33,7 @@ TEST_CASE("validate_options: each bad value names the option and the value", "[v
   auto options = with_program();
   SECTION("counts < 1") {
     options.num_instances = 0;
-    CHECK_THROWS_WITH(validate_options(options), "--num-instances 0: expected a whole number from 1 to 4096");
+    CHECK_THROWS_WITH(validate_options(options), "--num-instances 0: expected a whole number from 1 to 65536");
     options.num_instances = 1;
     options.num_replicas = -2;
     CHECK_THROWS_WITH(validate_options(options), "--num-replicas -2: expected a whole number from 1 to 1048576");

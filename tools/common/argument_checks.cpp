@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -74,6 +75,18 @@ CLI::Validator whole_number(int min, int max) {
 CLI::Validator switch_word() {
   return CLI::Validator(
       [](std::string& text) { return switch_value(text) ? std::string() : switch_problem(text); }, "");
+}
+
+CLI::Validator positive_seconds() {
+  return CLI::Validator(
+      [](std::string& text) {
+        char* end = nullptr;
+        errno = 0;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool ok = !text.empty() && *end == '\0' && errno == 0 && value > 0 && value <= 1e9;
+        return ok ? std::string() : fmt::format("{} is not a number of seconds; expected a number > 0", shown(text));
+      },
+      "");
 }
 
 CLI::Validator not_empty() {

@@ -28,6 +28,9 @@ inline constexpr std::string_view switch_words = "yes/no, true/false, on/off or 
 /// Validator: a PopRun boolean word.
 [[nodiscard]] CLI::Validator switch_word();
 
+/// Validator: a number of seconds, > 0 and finite (fractions allowed).
+[[nodiscard]] CLI::Validator positive_seconds();
+
 /// Validator: not empty.
 [[nodiscard]] CLI::Validator not_empty();
 

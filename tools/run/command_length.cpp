@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string_view>
 
 #include "argument_text.hpp"
+#include "instance_agent.hpp"
 #include "popdist/error.hpp"
 
 extern char** environ;
@@ -28,17 +31,27 @@ void check_command_length(const std::vector<std::string>& argv, std::size_t envi
                                    word.size(), shown(word), max_exec_string_bytes - 1));
     }
   }
-  const std::size_t arguments = exec_bytes(argv);
-  if (arguments + environment_bytes <= limit) return;
   std::size_t program_bytes = 0;
   for (const auto& word : program) program_bytes += word.size() + 1;
+  // Open MPI hands every process its app's arguments joined in one variable, OMPI_ARGV, and Linux
+  // passes no string longer than max_exec_string_bytes.
+  const auto app = std::find(argv.begin(), argv.end(), instance_command);
+  std::size_t joined = std::string_view("OMPI_ARGV=").size();
+  for (auto word = app; word != argv.end(); ++word) joined += word->size() + 1;
+  if (app != argv.end() && joined > max_exec_string_bytes) {
+    throw UsageError(fmt::format("the program's arguments are {} bytes; Open MPI passes them to every instance in one "
+                                 "variable (OMPI_ARGV) of at most {} bytes, so the instances could not start: pass "
+                                 "long values in a file instead",
+                                 program_bytes, max_exec_string_bytes - 1));
+  }
+  const std::size_t arguments = exec_bytes(argv);
+  if (arguments + environment_bytes <= limit) return;
   throw UsageError(fmt::format(
       "the mpirun command would be {} bytes of arguments plus {} bytes of environment, above this system's limit of "
-      "{} bytes (ARG_MAX), so mpirun could not start (\"Argument list too long\"): each of the {} instances is an app "
-      "context that repeats the program ({} bytes with its arguments) and popdist's variables. Use fewer "
-      "--num-instances, shorter program arguments (e.g. a configuration file), fewer --mpi-local-args, or a smaller "
-      "environment",
-      arguments, environment_bytes, limit, num_instances, program_bytes));
+      "{} bytes (ARG_MAX), so mpirun could not start (\"Argument list too long\"): the program's arguments are {} "
+      "bytes (the {} instances share one app context). Use shorter program arguments (e.g. a configuration file), "
+      "fewer --mpi-local-args, or a smaller environment",
+      arguments, environment_bytes, limit, program_bytes, num_instances));
 }
 
 std::size_t current_environment_bytes() {

@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "argument_text.hpp"
-#include "instance_status.hpp"
 #include "popdist/error.hpp"
 #include "shell_words.hpp"
-#include "whole_lines.hpp"
+#include "instance_agent.hpp"
+#include "instance_plan.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -18,6 +18,18 @@ bool contains(const std::vector<std::string>& words, std::initializer_list<std::
     return std::find(any_of.begin(), any_of.end(), word) != any_of.end();
   });
 }
+
+bool contains_text(const std::vector<std::string>& words, std::string_view text) {
+  return std::any_of(words.begin(), words.end(),
+                     [&](const std::string& word) { return word.find(text) != std::string::npos; });
+}
+
+// The user's mpirun words: --mpi-global-args (without its -x pairs), those -x pairs, --mpi-local-args.
+struct MpiWords {
+  std::vector<std::string> global;
+  std::vector<std::string> global_exports;
+  std::vector<std::string> local;
+};
 
 // Where the user chose a pml themselves: `--mca pml X` (any of Open MPI's spellings) or
 // `-x OMPI_MCA_pml=X` in their arguments. Returns a description for the -v message.
@@ -68,61 +80,67 @@ std::vector<std::string> mpirun_words(const std::vector<std::string>& texts, std
 }
 
 // Open MPI's mpirun reads a ':' anywhere on its command line, even among a program's arguments, as
-// the start of another app context. Such words travel as placeholders, and a shell in front of the
-// program puts them back (by position, so no argument of the program can be mistaken for one).
-void append_program(std::vector<std::string>& argv, const std::vector<std::string>& program) {
+// the start of another app context. Such words travel as placeholders, and the agent puts them
+// back by position (so no argument of the program can be mistaken for one).
+std::string colon_positions(const std::vector<std::string>& program) {
   std::string positions;
   for (std::size_t i = 0; i < program.size(); ++i) {
     if (program[i] == ":") positions += fmt::format("{}{}", positions.empty() ? "" : ",", i + 1);
   }
-  if (positions.empty()) {
-    argv.insert(argv.end(), program.begin(), program.end());
-    return;
+  return positions;
+}
+
+// A CPU binding chosen by the user: then popdist run adds none of its own.
+bool user_binds(const std::vector<std::string>& words) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    for (const char* option : {"--bind-to", "-bind-to", "--cpu-set", "-cpu-set", "--cpu-list", "-cpu-list",
+                               "--rankfile", "-rankfile", "-rf"}) {
+      if (word == option || word.rfind(std::string(option) + "=", 0) == 0) return true;
+    }
+    if (word.find("hwloc_base_binding_policy") != std::string::npos) return true;
+    const bool map_by = word == "--map-by" || word == "-map-by";
+    if (map_by && i + 1 < words.size() && words[i + 1].find("PE=") != std::string::npos) return true;
   }
-  argv.insert(argv.end(), {"/bin/sh", "-c",
-                           "positions=$1; shift; i=0; n=$#; for word do i=$((i+1)); "
-                           "case ,$positions, in *,$i,*) word=: ;; esac; set -- \"$@\" \"$word\"; done; "
-                           "shift $n; exec \"$@\"",
-                           "popdist-colons", positions});
-  for (const auto& word : program) argv.push_back(word == ":" ? "popdist-colon" : word);
+  return false;
+}
+
+// The agent in front of the program (instance_agent.hpp), with what every instance shares.
+void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
+                  const MpirunContext& context) {
+  argv.insert(argv.end(), {context.agent, instance_command, "--plan", plan_argument(plan)});
+  if (!context.job_directory.empty()) argv.insert(argv.end(), {"--job-dir", context.job_directory});
+  if (!context.log_directory.empty()) argv.insert(argv.end(), {"--log-dir", context.log_directory});
+  if (!context.log_directory.empty() && options.tee) argv.push_back("--tee");
+  if (options.only_output_from_instance) {
+    argv.insert(argv.end(), {"--output-from", std::to_string(*options.only_output_from_instance)});
+  }
+  if (context.omp_threads) argv.push_back("--omp-threads");
+  const auto colons = colon_positions(options.program);
+  if (!colons.empty()) argv.insert(argv.end(), {"--colons", colons});
+  argv.push_back("--");
+  for (const auto& word : options.program) argv.push_back(word == ":" ? "popdist-colon" : word);
 }
 
 }  // namespace
 
 const std::vector<std::string>& forwardable_variables() {
-  static const std::vector<std::string> names{"PATH",          "LD_LIBRARY_PATH",   "PYTHONPATH",
-                                              "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT"};
+  static const std::vector<std::string> names{"PATH",          "LD_LIBRARY_PATH",      "PYTHONPATH",
+                                              "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT", "OMP_NUM_THREADS"};
   return names;
 }
 
-MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
-  MpirunCommand command;
-  auto& argv = command.argv;
-  std::vector<std::string> global_args = mpirun_words(options.mpi_global_args, "--mpi-global-args");
-  const std::vector<std::string> local_args = mpirun_words(options.mpi_local_args, "--mpi-local-args");
-  const auto global_exports = take_exports(global_args);
-  if (!global_exports.empty()) {
-    command.decisions.push_back(
-        "moved the -x of --mpi-global-args into every app context (before the first context, Open MPI applies -x to "
-        "that context only)");
-  }
+namespace {
 
-  argv.push_back(context.mpirun);
-  if (context.as_root) {
-    // Open MPI refuses to start as root unless told explicitly.
-    argv.push_back("--allow-run-as-root");
-    command.decisions.push_back("running as root: added --allow-run-as-root");
-  }
-
-  // Placement: exactly the planned number of slots per host, so that Open MPI's by-slot mapping
-  // fills the hosts in order and instance i lands on host i / (instances / hosts).
+// Placement: exactly the planned number of slots per host, so that Open MPI's by-slot mapping
+// fills the hosts in order and instance i lands on host i / (instances / hosts).
+void add_placement(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
   if (plan.explicit_hosts) {
     std::string hosts;
     for (const auto& host : plan.hosts) {
       hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", host.name, host.num_instances);
     }
-    argv.push_back("--host");
-    argv.push_back(hosts);
+    command.argv.insert(command.argv.end(), {"--host", hosts});
   }
   bool oversubscribed = false;
   for (const auto& host : plan.hosts) {
@@ -134,91 +152,130 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
                                               plan.explicit_hosts ? "slots" : "cores"));
     }
   }
-  if (oversubscribed) argv.push_back("--oversubscribe");
+  if (oversubscribed) command.argv.push_back("--oversubscribe");
+}
 
-  // DESIGN.md 8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
-  // psm2) is most of every MPI_Init's time (a timeout per fabric library). Only when the user chose
+// DESIGN.md 8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
+// psm2) is most of every MPI_Init's time (a timeout per fabric library). Only when the user chose
 // no pml anywhere.
-  std::optional<std::string> user_pml = user_pml_in(global_args, "--mpi-global-args");
-  if (!user_pml) user_pml = user_pml_in(global_exports, "--mpi-global-args");
-  if (!user_pml) user_pml = user_pml_in(local_args, "--mpi-local-args");
+void add_pml(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context, const MpiWords& words) {
+  std::optional<std::string> user_pml = user_pml_in(words.global, "--mpi-global-args");
+  if (!user_pml) user_pml = user_pml_in(words.global_exports, "--mpi-global-args");
+  if (!user_pml) user_pml = user_pml_in(words.local, "--mpi-local-args");
   if (!user_pml && context.env_pml) user_pml = fmt::format("OMPI_MCA_pml={} is set", *context.env_pml);
   if (plan.hosts.size() == 1 && !user_pml) {
-    argv.insert(argv.end(), {"--mca", "pml", "^cm"});
+    command.argv.insert(command.argv.end(), {"--mca", "pml", "^cm"});
     command.decisions.push_back(
         "single host and no pml chosen by you: added --mca pml ^cm (skips ~200 ms of probing for inter-node fabrics "
         "in MPI_Init)");
   } else if (plan.hosts.size() == 1) {
     command.decisions.push_back(fmt::format("single host, but {}: not adding --mca pml ^cm", *user_pml));
   }
+}
 
+// Open MPI tags each line with [jobid,rank]<stream> for several instances, unless the user chose
+// an output option of their own.
+void add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const MpiWords& words) {
   const bool user_output_option =
-      contains(global_args, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output",
-                             "--output-filename", "-output-filename", "--xml", "-xml"});
-  bool tagged = contains(global_args, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output"});
+      contains(words.global, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output",
+                              "--output-filename", "-output-filename", "--xml", "-xml"});
   if (plan.num_instances > 1 && !user_output_option) {
-    argv.push_back("--tag-output");
-    tagged = true;
+    command.argv.push_back("--tag-output");
     command.decisions.push_back("added --tag-output: each output line starts with [jobid,instance]<stream>:");
   }
-  // Open MPI tags what each read of an instance's pipe returns: lines must arrive whole.
-  const bool whole_lines = tagged && !context.whole_lines_launcher.empty();
-  if (whole_lines) {
-    command.decisions.push_back(fmt::format("output is tagged: each instance runs under {} {} so that its lines reach "
-                                            "Open MPI whole (one tag per line)",
-                                            context.whole_lines_launcher, whole_lines_command));
-  }
+}
 
+// DESIGN.md 12: no binding unless asked. Open MPI binds each of <= 2 processes to a core (to a
+// socket above that), which starves a 2-instance job and its DataLoader workers; torchrun binds
+// nothing.
+void add_binding(MpirunCommand& command, const RunOptions& options, const MpirunContext& context,
+                 const MpiWords& words) {
   if (options.numa_aware) {
     // PopRun's --numa-aware: instances round-robin over the NUMA nodes of their host, each bound
     // to its node (mapping by object still fills the slots of one host before the next).
-    argv.insert(argv.end(), {"--map-by", "numa", "--bind-to", "numa"});
+    command.argv.insert(command.argv.end(), {"--map-by", "numa", "--bind-to", "numa"});
     command.decisions.push_back("--numa-aware: added --map-by numa --bind-to numa");
+  } else if (user_binds(words.global) || user_binds(words.local) || context.env_binding) {
+    command.decisions.push_back("you chose a CPU binding: not adding --bind-to none");
+  } else {
+    command.argv.insert(command.argv.end(), {"--bind-to", "none"});
+    command.decisions.push_back("added --bind-to none: every instance may run on every core (as under torchrun)");
   }
+}
 
-  if (contains(global_args, {"--map-by", "-map-by", "--rankfile", "-rf", "--host", "-host", "-H", "--hostfile",
-                             "-hostfile", "--npernode", "-npernode", "--bynode", "-bynode"})) {
+void add_warnings(MpirunCommand& command, const MpiWords& words) {
+  if (contains(words.global, {"--map-by", "-map-by", "--rankfile", "-rf", "--host", "-host", "-H", "--hostfile",
+                              "-hostfile", "--npernode", "-npernode", "--bynode", "-bynode"})) {
     command.warnings.push_back(
         "--mpi-global-args changes the placement (--map-by/--host/--rankfile/...): instances may not land where the "
         "plan says, and POPDIST_LOCAL_INSTANCE_INDEX may then disagree with mpirun's local rank");
   }
-  if (contains(global_args, {"--enable-recovery", "-enable-recovery"})) {
+  if (contains(words.global, {"--enable-recovery", "-enable-recovery"})) {
     // Inside Slurm, Open MPI starts its daemons with `srun --kill-on-bad-exit` only without
     // recovery: with it, a dead instance's step can leave the others waiting.
     command.warnings.push_back(
         "--mpi-global-args has --enable-recovery: a dead instance no longer ends the job (and inside Slurm, Open MPI "
         "then starts its daemons without srun --kill-on-bad-exit)");
   }
-  argv.insert(argv.end(), global_args.begin(), global_args.end());
+}
 
-  for (const auto& instance : plan.instances) {
-    if (instance.index > 0) argv.push_back(":");
-    argv.insert(argv.end(), {"-np", "1"});
-    for (const auto& name : context.forwarded) argv.insert(argv.end(), {"-x", name});
-    argv.insert(argv.end(), global_exports.begin(), global_exports.end());
-    for (const auto& [name, value] : popdist_variables(plan, instance.index)) {
-      argv.insert(argv.end(), {"-x", name + "=" + value});
-    }
-    if (!context.master_addr.empty()) {
-      for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
-        argv.insert(argv.end(), {"-x", name + "=" + value});
-      }
-    }
-    for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
-    argv.insert(argv.end(), local_args.begin(), local_args.end());
-    if (options.only_output_from_instance && *options.only_output_from_instance != instance.index) {
-      // Open MPI has no per-rank output switch: the other instances run under a shell that sends
-      // their stdout and stderr to /dev/null (their exit status still counts).
-      argv.insert(argv.end(), {"/bin/sh", "-c", "exec \"$@\" >/dev/null 2>&1", "popdist-silenced"});
-    } else if (whole_lines) {
-      argv.insert(argv.end(), {context.whole_lines_launcher, whole_lines_command});
-      if (!context.status_directory.empty()) {
-        argv.insert(argv.end(), {"--status-file", instance_status_file(context.status_directory, instance.index)});
-      }
-      argv.push_back("--");
-    }
-    append_program(argv, options.program);
+// The end of a job (docs/guide/long-jobs.md): the grace from SIGTERM to SIGKILL, and Open MPI's
+// session files in the job directory, so that two jobs started at once never share one (ompi#8510)
+// and nothing is left behind. A long directory would push Open MPI's sockets past their 108-byte
+// path limit: then Open MPI keeps its own.
+void add_job_settings(MpirunCommand& command, const RunOptions& options, const MpirunContext& context,
+                      const MpiWords& words) {
+  command.argv.insert(command.argv.end(),
+                      {"--mca", "odls_base_sigkill_timeout", std::to_string(options.grace_period)});
+  constexpr std::size_t longest_session_base = 48;
+  const bool user_tmpdir = contains_text(words.global, "tmpdir_base") || contains_text(words.local, "tmpdir_base");
+  if (!context.job_directory.empty() && context.job_directory.size() <= longest_session_base && !user_tmpdir) {
+    command.argv.insert(command.argv.end(), {"--mca", "orte_local_tmpdir_base", context.job_directory});
   }
+}
+
+// The one app context: every instance, the variables they share, the agent and the program.
+void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                     const MpirunContext& context, const MpiWords& words) {
+  auto& argv = command.argv;
+  argv.insert(argv.end(), {"-np", std::to_string(plan.num_instances)});
+  for (const auto& name : context.forwarded) argv.insert(argv.end(), {"-x", name});
+  argv.insert(argv.end(), words.global_exports.begin(), words.global_exports.end());
+  if (!context.master_addr.empty()) {
+    argv.insert(argv.end(), {"-x", "MASTER_ADDR=" + context.master_addr});
+    argv.insert(argv.end(), {"-x", "MASTER_PORT=" + std::to_string(context.master_port)});
+  }
+  for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
+  argv.insert(argv.end(), words.local.begin(), words.local.end());
+  append_agent(argv, plan, options, context);
+}
+
+}  // namespace
+
+MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
+  MpiWords words;
+  words.global = mpirun_words(options.mpi_global_args, "--mpi-global-args");
+  words.local = mpirun_words(options.mpi_local_args, "--mpi-local-args");
+  words.global_exports = take_exports(words.global);
+  MpirunCommand command;
+  if (!words.global_exports.empty()) {
+    command.decisions.push_back(
+        "moved the -x of --mpi-global-args into the app context (before it, Open MPI applies -x to no process)");
+  }
+  command.argv.push_back(context.mpirun);
+  if (context.as_root) {
+    // Open MPI refuses to start as root unless told explicitly.
+    command.argv.push_back("--allow-run-as-root");
+    command.decisions.push_back("running as root: added --allow-run-as-root");
+  }
+  add_placement(command, plan, context);
+  add_pml(command, plan, context, words);
+  add_output_tags(command, plan, words);
+  add_binding(command, options, context, words);
+  add_job_settings(command, options, context, words);
+  add_warnings(command, words);
+  command.argv.insert(command.argv.end(), words.global.begin(), words.global.end());
+  add_app_context(command, plan, options, context, words);
   return command;
 }
 

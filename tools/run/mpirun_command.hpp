@@ -1,8 +1,8 @@
 #pragma once
-// The one `mpirun` command line of a run: global options, then one MPMD app context per
-// instance (`-np 1 -x POPDIST_...=... program : -np 1 ...`), because the POPDIST_* values differ
-// per instance and Open MPI's `-x` only reaches the app context it is written in. Pure: every
-// fact about the machine comes in through MpirunContext.
+// The one `mpirun` command line of a run: global options, then one app context for every
+// instance (`-np N -x ... popdist _instance --plan I,R,D,H -- program`). What differs per instance
+// is derived by its agent from its rank (instance_agent.hpp), so the command does not grow with
+// the number of instances. Pure: every fact about the machine comes in through MpirunContext.
 
 #include <optional>
 #include <string>
@@ -23,12 +23,14 @@ struct MpirunContext {
   int local_cores = 1;                    ///< cores of this machine (slots when no hosts are given)
   std::optional<std::string> env_pml;     ///< OMPI_MCA_pml from our environment, when set
   std::vector<std::string> forwarded;     ///< set variables to forward by name (-x PATH ...)
-  /// The popdist binary, to start each instance under `popdist _whole-lines` when Open MPI tags
-  /// the output (whole_lines.hpp); empty: the program is started directly.
-  std::string whole_lines_launcher;
-  /// Where the `_whole-lines` wrappers record how each instance ended (instance_status.hpp);
-  /// empty: nowhere (a dry run, unit tests).
-  std::string status_directory;
+  /// The popdist binary, which starts each instance as `popdist _instance` (instance_agent.hpp).
+  std::string agent = "popdist";
+  /// This attempt's job directory (instance_status.hpp); empty: none (a dry run, unit tests).
+  std::string job_directory;
+  /// This attempt's log folder (--log-dir DIR/attempt_K, absolute); empty: no log files.
+  std::string log_directory;
+  bool omp_threads = false;              ///< OMP_NUM_THREADS is unset: the agents set it
+  bool env_binding = false;              ///< OMPI_MCA_hwloc_base_binding_policy is set
   /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
   /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
   std::vector<std::pair<std::string, std::string>> exports;

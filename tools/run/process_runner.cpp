@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "instance_status.hpp"
+#include "stall_watch.hpp"
 #include "popdist/error.hpp"
 #include "unreaped_children.hpp"
 
@@ -22,13 +23,20 @@ namespace popdist::cli {
 namespace {
 
 volatile sig_atomic_t child_pid = 0;
+volatile sig_atomic_t stop_signal = 0;
+
+constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT};
+constexpr int forwarded_count = sizeof forwarded / sizeof forwarded[0];
 
 // Forward a signal that a process sent to us (kill, Slurm, a test's timeout). A signal the
-// terminal generated (Ctrl-C: si_code SI_KERNEL) already went to the whole foreground process
-// group, mpirun included; sending it again would turn mpirun's orderly abort into a forced one.
+// terminal generated (Ctrl-C, Ctrl-Z: si_code SI_KERNEL) already went to the whole foreground
+// process group, mpirun included; sending it again would turn mpirun's orderly abort into a
+// forced one. SIGTSTP then stops popdist run itself too, as it would have without the handler.
 void forward_signal(int signal, siginfo_t* info, void*) {
   const bool from_a_process = info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) stop_signal = signal;
   if (child_pid > 0 && from_a_process) ::kill(child_pid, signal);
+  if (signal == SIGTSTP) ::raise(SIGSTOP);
 }
 
 /// Blocking waitpid, through interruptions by the forwarded signals.
@@ -59,6 +67,8 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
   constexpr auto poll = std::chrono::milliseconds(100);
   constexpr int polls_per_look = 5;  // /proc is read every half second
   std::map<pid_t, Clock::time_point> unreaped_since;
+  std::optional<StallWatch> stall;
+  if (watch.stall_limit && !watch.status_directory.empty()) stall.emplace(watch.status_directory, *watch.stall_limit);
   for (int round = 0;; ++round) {
     const pid_t waited = ::waitpid(pid, &status, WNOHANG);
     if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
@@ -75,6 +85,17 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
       stuck = stuck || now - since >= limit;
     }
     unreaped_since = std::move(still);
+    if (stall && stall->stalled()) {
+      if (watch.on_stall) watch.on_stall();
+      if (watch.keep_running_on_stall) {
+        stall->restart();
+      } else {
+        ::kill(pid, SIGTERM);  // mpirun ends every instance, within the grace period
+        wait_for(pid, status);
+        status = W_EXITCODE(stall_status, 0);
+        return pid;
+      }
+    }
     if (!stuck) continue;
     const auto recorded = watch.status_directory.empty() ? std::nullopt : first_recorded_failure(watch.status_directory);
     const int result = recorded ? *recorded : lowest_failure(children);
@@ -93,6 +114,8 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
 
 }  // namespace
 
+int stop_signal_received() { return stop_signal; }
+
 int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
                  const std::optional<HangWatch>& hang_watch) {
   std::vector<char*> args;
@@ -107,11 +130,15 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
   forward.sa_sigaction = forward_signal;
   forward.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&forward.sa_mask);
-  struct sigaction previous[3];
-  const int forwarded[3] = {SIGINT, SIGTERM, SIGHUP};
-  for (int i = 0; i < 3; ++i) ::sigaction(forwarded[i], &forward, &previous[i]);
+  struct sigaction previous[forwarded_count];
+  stop_signal = 0;
+  for (int i = 0; i < forwarded_count; ++i) {
+    ::sigaction(forwarded[i], nullptr, &previous[i]);
+    // Under nohup (SIGHUP ignored) the hangup stays ignored, for mpirun too (it inherits that).
+    if (previous[i].sa_handler != SIG_IGN) ::sigaction(forwarded[i], &forward, nullptr);
+  }
   auto restore = [&] {
-    for (int i = 0; i < 3; ++i) ::sigaction(forwarded[i], &previous[i], nullptr);
+    for (int i = 0; i < forwarded_count; ++i) ::sigaction(forwarded[i], &previous[i], nullptr);
     child_pid = 0;
   };
 

@@ -1,10 +1,12 @@
 #pragma once
-// Runs one child process (mpirun) to completion: fork + execv, waitpid, and SIGINT/SIGTERM/
-// SIGHUP sent to us forwarded to it, so that mpirun tears the whole job down. No process
+// Runs one child process (mpirun) to completion: fork + execv, waitpid, and the signals sent to us
+// forwarded to it (SIGINT/SIGTERM/SIGHUP: mpirun tears the whole job down; SIGUSR1/SIGUSR2,
+// SIGTSTP/SIGCONT: mpirun passes them on to every instance). No process
 // management beyond that: mpirun is the process manager -- except when it hangs after its job
 // has ended (the unreaped limit below).
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,7 +20,20 @@ struct HangWatch {
   std::chrono::milliseconds unreaped_limit{};
   /// Where the instances recorded how they ended (instance_status.hpp); empty: nowhere.
   std::string status_directory;
+  /// --stall-timeout: after this long without output from any instance (stall_watch.hpp),
+  /// `on_stall` runs (the stack report); then the program is ended (status stall_status) unless
+  /// `keep_running_on_stall`.
+  std::optional<std::chrono::milliseconds> stall_limit;
+  std::function<void()> on_stall;
+  bool keep_running_on_stall = false;
 };
+
+/// popdist run's exit status after --stall-timeout ended a job.
+inline constexpr int stall_status = 125;
+
+/// The SIGINT, SIGTERM or SIGHUP that reached popdist run during the last run_and_wait (the user
+/// or a scheduler stopping the job: no restart then); 0 when none did.
+[[nodiscard]] int stop_signal_received();
 
 /// Starts the program at `path` with `argv` (argv[0] as the program will see it) and waits for it. Returns its exit status, or 128 + the
 /// signal number when a signal ended it (as shells report it). Throws popdist::Error when the

@@ -11,7 +11,7 @@
 #include "poprun_ipu_options.hpp"
 #include "run_limits.hpp"
 #include "run_main.hpp"
-#include "whole_lines.hpp"
+#include "instance_agent.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -26,6 +26,37 @@ void add_switch(CLI::App& sub, const std::string& name, bool& flag, const std::s
       ->check(switch_word())
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)
       ->type_name("yes|no");
+}
+
+// docs/guide/long-jobs.md: restarts, logs, the stall report, the end of a job.
+void add_long_job_options(CLI::App& sub, RunOptions& options) {
+  const auto last = CLI::MultiOptionPolicy::TakeLast;
+  sub.add_option("--max-restarts", options.max_restarts,
+                 "Restart the whole job up to N times after an instance fails (not after Ctrl-C or SIGTERM)")
+      ->check(whole_number(0, max_restarts))
+      ->multi_option_policy(last)
+      ->capture_default_str();
+  auto* log_dir = sub.add_option("--log-dir", options.log_dir,
+                                 "Write each instance's stdout and stderr to DIR/attempt_K/INSTANCE/{stdout,stderr}.log "
+                                 "instead of the terminal")
+                      ->check(not_empty())
+                      ->type_name("DIR")
+                      ->multi_option_policy(last);
+  sub.add_flag("--tee", options.tee, "With --log-dir, also print the output (tagged)")->needs(log_dir);
+  auto* stall = sub.add_option("--stall-timeout", options.stall_timeout,
+                               "After S seconds without output from any instance, print where every Python instance "
+                               "is and end the job (exit status 125) [default: off]")
+                    ->check(positive_seconds())
+                    ->type_name("S")
+                    ->multi_option_policy(last);
+  sub.add_flag("--stall-keep-running", options.stall_keep_running,
+               "With --stall-timeout, print the report but keep the job running")
+      ->needs(stall);
+  sub.add_option("--grace-period", options.grace_period,
+                 "Seconds between the SIGTERM that ends an instance and the SIGKILL that ends it if it is still there")
+      ->check(whole_number(1, max_grace_period))
+      ->multi_option_policy(last)
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -94,6 +125,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
                  "machine]")
       ->check(whole_number(1, 65535))
       ->multi_option_policy(last);
+  add_long_job_options(sub, options);
   add_poprun_ipu_options(sub, options);
   sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
 }
@@ -108,15 +140,20 @@ std::function<int()> add_run_command(CLI::App& app) {
   };
 }
 
-std::function<int()> add_whole_lines_command(CLI::App& app) {
-  auto* sub = app.add_subcommand(whole_lines_command, "Run a program, passing its output on in whole lines");
-  sub->group("");  // hidden: only `popdist run` writes it, on the instances' command lines
+std::function<int()> add_instance_command(CLI::App& app) {
+  auto* sub = app.add_subcommand(instance_command, "Run one instance of a popdist run job (instance_agent.hpp)");
+  sub->group("");  // hidden: only `popdist run` writes it, on the instances' command line
   sub->positionals_at_end();
-  auto program = std::make_shared<std::vector<std::string>>();
-  auto status_file = std::make_shared<std::string>();
-  sub->add_option("--status-file", *status_file, "Where to record how the program ended (instance_status.hpp)");
-  sub->add_option("program", *program, "The program and its arguments")->required();
-  return [program, status_file] { return run_with_whole_lines(*program, *status_file); };
+  auto options = std::make_shared<AgentOptions>();
+  sub->add_option("--plan", options->plan, "instances,replicas,devices per replica,hosts")->required();
+  sub->add_option("--job-dir", options->job_dir, "Where to record how the program ended");
+  sub->add_option("--log-dir", options->log_dir, "This attempt's log folder");
+  sub->add_flag("--tee", options->tee, "With --log-dir, show the output too");
+  sub->add_option("--output-from", options->output_from, "Show only this instance's output");
+  sub->add_flag("--omp-threads", options->omp_threads, "Set OMP_NUM_THREADS when unset");
+  sub->add_option("--colons", options->colons, "Positions of ':' in the program");
+  sub->add_option("program", options->program, "The program and its arguments")->required();
+  return [options] { return run_instance(*options); };
 }
 
 }  // namespace popdist::cli

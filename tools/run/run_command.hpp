@@ -15,7 +15,7 @@ std::function<int()> add_run_command(CLI::App& app);
 /// Bad values are refused while parsing (CLI11 errors naming the option and the value).
 void add_run_options(CLI::App& sub, RunOptions& options);
 
-/// Adds the hidden `_whole-lines` subcommand (whole_lines.hpp) that `popdist run` starts each
-/// instance under when Open MPI tags the output; returns what runs it.
-std::function<int()> add_whole_lines_command(CLI::App& app);
+/// Adds the hidden `_instance` subcommand (instance_agent.hpp) that `popdist run` starts every
+/// instance under; returns what runs it.
+std::function<int()> add_instance_command(CLI::App& app);
 }  // namespace popdist::cli

@@ -7,11 +7,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "command_length.hpp"
 #include "find_program.hpp"
 #include "job_variables.hpp"
 #include "host_source.hpp"
+#include "failure_report.hpp"
+#include "instance_plan.hpp"
 #include "instance_status.hpp"
 #include "launch_plan.hpp"
 #include "local_cores.hpp"
@@ -39,14 +42,16 @@ std::string self_path() {
 MpirunContext machine_context(const EnvLookup& env, const std::string& self) {
   MpirunContext context;
   context.as_root = ::geteuid() == 0;
+  context.omp_threads = !env("OMP_NUM_THREADS");
+  context.env_binding = env("OMPI_MCA_hwloc_base_binding_policy").has_value();
   context.local_cores = local_cores();
   context.env_pml = env("OMPI_MCA_pml");
   for (const auto& name : forwardable_variables()) {
     if (env(name)) context.forwarded.push_back(name);
   }
-  // This very binary starts the instances under `_whole-lines` (the same path on every host, as
+  // This very binary starts every instance as `popdist _instance` (the same path on every host, as
   // for the program itself).
-  context.whole_lines_launcher = self;
+  if (!self.empty()) context.agent = self;
   return context;
 }
 
@@ -70,18 +75,206 @@ std::optional<std::string> python_path_with_hook(const std::string& self, const 
   return user_path.empty() ? hook : hook + ":" + user_path;
 }
 
-// The command on one line (pasteable), then each instance's host and variables.
+// The command on one line (pasteable), then each instance's host and variables, as its agent
+// will set them.
 void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
   fmt::print(out, "{}\n", shell_join(command.argv));
   for (const auto& instance : plan.instances) {
     std::string variables;
-    for (const auto& [name, value] : popdist_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
-    for (const auto& [name, value] : torchrun_variables(plan, instance.index, context.master_addr, context.master_port)) {
-      variables += fmt::format(" {}={}", name, value);
+    for (const auto& [name, value] : instance_variables(plan, instance.index)) variables += fmt::format(" {}={}", name, value);
+    if (!context.master_addr.empty()) {
+      variables += fmt::format(" MASTER_ADDR={} MASTER_PORT={}", context.master_addr, context.master_port);
     }
     fmt::print(out, "instance {} on {}:{}\n", instance.index, plan.hosts[instance.host].name, variables);
   }
   std::fflush(out);
+}
+
+/// What every attempt of a job shares: checked once, before anything starts.
+struct PreparedJob {
+  RunOptions options;
+  LaunchPlan plan;
+  MpirunContext context;           ///< without the attempt's job directory, logs and port
+  std::vector<std::string> decisions;
+  std::vector<Notice> notices;
+  std::optional<HostSelection> selection;
+  std::optional<std::string> hooked_python_path;
+  bool fixed_port = false;         ///< --master-port or MASTER_PORT: every attempt uses it
+};
+
+/// The variables an attempt exports to every instance besides the plan's.
+std::vector<std::pair<std::string, std::string>> attempt_exports(const RunOptions& options, int attempt,
+                                                                 const std::string& job_dir) {
+  std::vector<std::pair<std::string, std::string>> exports{
+      {"POPDIST_RESTART_COUNT", std::to_string(attempt)},
+      {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt)},
+      {"TORCHELASTIC_MAX_RESTARTS", std::to_string(options.max_restarts)},
+  };
+  if (!job_dir.empty()) exports.emplace_back("POPDIST_RUN_JOB_DIR", job_dir);
+  return exports;
+}
+
+/// The context of attempt `attempt`: its job directory, log folder and (unless fixed) a fresh port.
+MpirunContext attempt_context(const PreparedJob& job, int attempt, const std::string& job_dir) {
+  MpirunContext context = job.context;
+  context.job_directory = job_dir;
+  if (!job.options.log_dir.empty()) {
+    context.log_directory =
+        (std::filesystem::absolute(job.options.log_dir) / fmt::format("attempt_{}", attempt)).lexically_normal().string();
+  }
+  if (attempt > 0 && !job.fixed_port && !context.master_addr.empty()) context.master_port = real_network().free_port();
+  for (auto& exported : attempt_exports(job.options, attempt, job_dir)) context.exports.push_back(std::move(exported));
+  return context;
+}
+
+/// Checks the line and builds what every attempt shares; the notices say what is wrong.
+PreparedJob prepare_job(const RunOptions& parsed, const EnvLookup& env) {
+  PreparedJob job;
+  job.notices = parsed.notices;
+  const auto error = [&job](std::string text) { job.notices.push_back({Notice::Kind::error, std::move(text)}); };
+  auto problems = option_problems(parsed);
+  const PopRunEffects effects = problems.empty() ? poprun_effects(parsed, env) : PopRunEffects{};
+  for (auto& problem : problems) error(std::move(problem));
+  job.options = parsed;
+  auto& options = job.options;
+  if (!effects.mpi_global_args.empty()) {
+    options.mpi_global_args.insert(options.mpi_global_args.begin(), effects.mpi_global_args);
+  }
+  job.decisions = effects.decisions;
+  try {
+    job.selection = select_hosts(options, env);
+    validate_hosts(options, job.selection->hosts, job.selection->source);
+  } catch (const UsageError& e) {
+    error(e.what());
+  }
+  const bool planned = !has_errors(job.notices);
+  if (planned) {
+    job.plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica,
+                           job.selection->hosts);
+  }
+  // mpirun gets PYTHONPATH with the hook from its environment and forwards it by name (-x
+  // PYTHONPATH), as it does the user's own: a PopRun line's `--mpi-local-args "-x PYTHONPATH"`
+  // keeps the hook too. Only a value the user spells out (-x PYTHONPATH=...) goes without it.
+  const auto self = self_path();
+  job.hooked_python_path = python_path_with_hook(self, env);
+  const EnvLookup instance_env = [&](const std::string& name) -> std::optional<std::string> {
+    if (name == "PYTHONPATH" && job.hooked_python_path) return job.hooked_python_path;
+    return env(name);
+  };
+  try {
+    // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
+    // too; its shape needs a plan, any plan will do to find them.
+    job.context = machine_context(instance_env, self);
+    job.context.exports = effects.exports;
+    job.fixed_port = options.master_port.has_value() || env("MASTER_PORT").has_value();
+    if (planned) {
+      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (master_endpoint.hpp).
+      const MasterEndpoint master = choose_master(job.plan, options, env, real_network());
+      job.context.master_addr = master.address;
+      job.context.master_port = master.port;
+      job.decisions.push_back(master.decision);
+    }
+    const auto command = build_mpirun_command(planned ? job.plan : plan_launch(1, 1, 1, {}), options,
+                                              attempt_context(job, 0, "/tmp/popdist-run-XXXXXX"));
+    if (planned) {
+      check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), job.plan.num_instances,
+                           options.program);
+    }
+  } catch (const UsageError& e) {
+    error(e.what());
+  }
+  if (job.hooked_python_path) {
+    job.decisions.push_back(fmt::format(
+        "PYTHONPATH={}: Python instances tear torch.distributed down at exit while the interpreter is whole "
+        "(POPDIST_PYTHON_EXIT_HOOK=0: off)",
+        *job.hooked_python_path));
+  }
+  return job;
+}
+
+/// The notices and -v lines before the job starts; the OMP_NUM_THREADS notice (DESIGN.md 12).
+void announce(PreparedJob& job, const MpirunCommand& command, const std::string& mpirun_path) {
+  const auto& options = job.options;
+  if (options.only_output_from_instance) {
+    job.notices.push_back({Notice::Kind::warning,
+                           fmt::format("--only-output-from-instance {} hides the output of every other instance (a "
+                                       "failure's error lines are still reported at the end)",
+                                       *options.only_output_from_instance)});
+  }
+  for (const auto& warning : command.warnings) job.notices.push_back({Notice::Kind::warning, warning});
+  print_notices(stderr, job.notices);
+  if (job.context.omp_threads && !options.dry_run) {
+    const auto& host = job.plan.hosts.front();
+    say(fmt::format("OMP_NUM_THREADS is not set: each instance gets its host's cores divided among the instances on "
+                    "that host (here {} / {} = {}); set OMP_NUM_THREADS to choose",
+                    local_cores(), host.num_instances, default_omp_threads(local_cores(), host.num_instances)));
+  }
+  if (options.verbosity >= 1) {
+    say(job.selection->hosts.empty()
+            ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
+            : fmt::format("hosts from {}: {} host(s), {} instance(s) each", job.selection->source,
+                          job.plan.hosts.size(), job.plan.hosts.front().num_instances));
+    say(fmt::format("mpirun: {}", mpirun_path));
+    for (const auto& decision : job.decisions) say(decision);
+    for (const auto& decision : command.decisions) say(decision);
+  }
+  if (options.print_topology) {
+    fmt::print("{}", topology_table(job.plan));
+    std::fflush(stdout);
+  }
+}
+
+std::string stall_report(const std::string& job_dir, int num_instances) {
+  (void)job_dir;
+  return fmt::format("  (the stack report of {} instance(s) is not available yet)\n", num_instances);
+}
+
+long long now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+/// One attempt: a new job directory, the command, mpirun, the report. Returns the job's status.
+int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
+  const JobDirectory job_dir;
+  const MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  const auto command = build_mpirun_command(job.plan, job.options, context);
+  if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
+  HangWatch watch{std::chrono::seconds(5), job_dir.path()};
+  if (job.options.stall_timeout) {
+    watch.stall_limit = std::chrono::milliseconds(static_cast<long long>(*job.options.stall_timeout * 1000));
+    watch.keep_running_on_stall = job.options.stall_keep_running;
+    watch.on_stall = [&] {
+      say(fmt::format("no output from any instance for {} s (--stall-timeout): where each instance is",
+                      *job.options.stall_timeout));
+      fmt::print(stderr, "{}", stall_report(job_dir.path(), job.plan.num_instances));
+      std::fflush(stderr);
+    };
+  }
+  const long long start = now_ns();
+  const int status = run_and_wait(mpirun_path, command.argv, watch);
+  if (status != 0 && status != stall_status && stop_signal_received() == 0) {
+    const auto report = failure_report(recorded_failures(job_dir.path()), start, attempt,
+                                       job.options.max_restarts + 1, status);
+    fmt::print(stderr, "{}", report);
+    std::fflush(stderr);
+  }
+  return status;
+}
+
+/// The attempts of --max-restarts: a failed attempt is followed by another after a short growing
+/// pause, unless the user or a scheduler stopped the job (DESIGN.md 12).
+int run_attempts(const PreparedJob& job, const std::string& mpirun_path) {
+  for (int attempt = 0;; ++attempt) {
+    const int status = run_attempt(job, mpirun_path, attempt);
+    if (status == 0 || status == stall_status || stop_signal_received() != 0 || attempt >= job.options.max_restarts) {
+      return status;
+    }
+    const int pause = std::min(1 << std::min(attempt, 5), 30);
+    say(fmt::format("restarting the whole job in {} s (attempt {} of {})", pause, attempt + 2,
+                    job.options.max_restarts + 1));
+    std::this_thread::sleep_for(std::chrono::seconds(pause));
+  }
 }
 
 }  // namespace
@@ -89,83 +282,11 @@ void print_command(std::FILE* out, const MpirunCommand& command, const LaunchPla
 int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // Every problem of the line is reported in one run (notices.hpp): the parser's, in command-line
   // order, then each later stage's as far as the stages before it allow.
-  std::vector<Notice> notices = parsed.notices;
-  const auto error = [&notices](std::string text) { notices.push_back({Notice::Kind::error, std::move(text)}); };
-  auto problems = option_problems(parsed);
-  const PopRunEffects effects = problems.empty() ? poprun_effects(parsed, env) : PopRunEffects{};
-  for (auto& problem : problems) error(std::move(problem));
-  RunOptions options = parsed;
-  if (!effects.mpi_global_args.empty()) {
-    options.mpi_global_args.insert(options.mpi_global_args.begin(), effects.mpi_global_args);
-  }
-
-  LaunchPlan plan;
-  MpirunCommand command;
-  MpirunContext context;
-  std::string mpirun_path;
-  std::optional<HostSelection> selection;
-  try {
-    selection = select_hosts(options, env);
-    validate_hosts(options, selection->hosts, selection->source);
-  } catch (const UsageError& e) {
-    error(e.what());
-  }
-  if (!has_errors(notices)) {
-    plan = plan_launch(options.num_instances, total_replicas(options), options.ipus_per_replica, selection->hosts);
-  }
-  // Where the instances record how they ended, for when mpirun hangs (instance_status.hpp); a
-  // dry run starts nothing and makes none.
-  std::optional<InstanceStatusDirectory> status_directory;
-  if (!options.dry_run) status_directory.emplace();
-  // mpirun gets PYTHONPATH with the hook from its environment and forwards it by name (-x
-  // PYTHONPATH), as it does the user's own: a PopRun line's `--mpi-local-args "-x PYTHONPATH"`
-  // keeps the hook too. Only a value the user spells out (-x PYTHONPATH=...) goes without it.
-  const auto self = self_path();
-  const auto hooked_python_path = python_path_with_hook(self, env);
-  const EnvLookup instance_env = [&](const std::string& name) -> std::optional<std::string> {
-    if (name == "PYTHONPATH" && hooked_python_path) return hooked_python_path;
-    return env(name);
-  };
-  try {
-    // The command's own errors (e.g. an unbalanced quote in --mpi-global-args) are usage errors
-    // too; its shape needs a plan, any plan will do to find them.
-    context = machine_context(instance_env, self);
-    context.exports = effects.exports;
-    if (status_directory) context.status_directory = status_directory->path();
-    const bool planned = !has_errors(notices);
-    std::string master_decision;
-    if (planned) {
-      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (master_endpoint.hpp).
-      const MasterEndpoint master = choose_master(plan, options, env, real_network());
-      context.master_addr = master.address;
-      context.master_port = master.port;
-      master_decision = master.decision;
-    }
-    command = build_mpirun_command(planned ? plan : plan_launch(1, 1, 1, {}), options, context);
-    if (!master_decision.empty()) command.decisions.push_back(master_decision);
-    if (hooked_python_path) {
-      command.decisions.push_back(fmt::format(
-          "PYTHONPATH={}: Python instances tear torch.distributed down at exit while the interpreter is whole "
-          "(POPDIST_PYTHON_EXIT_HOOK=0: off)",
-          *hooked_python_path));
-    }
-    if (planned) {
-      check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), plan.num_instances,
-                           options.program);
-    }
-  } catch (const UsageError& e) {
-    error(e.what());
-  }
-  if (has_errors(notices)) {
-    print_notices(stderr, notices);
+  PreparedJob job = prepare_job(parsed, env);
+  if (has_errors(job.notices)) {
+    print_notices(stderr, job.notices);
     std::fputs("Run with --help for more information.\n", stderr);
     return exit_usage;
-  }
-  if (options.verbosity >= 1) {
-    say(selection->hosts.empty()
-            ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
-            : fmt::format("hosts from {}: {} host(s), {} instance(s) each", selection->source, plan.hosts.size(),
-                          plan.hosts.front().num_instances));
   }
   const auto path = env("PATH").value_or("");
   const auto mpirun = find_program("mpirun", path);
@@ -175,36 +296,15 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
                     path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
     return exit_mpirun_not_found;
   }
-  mpirun_path = *mpirun;
-
-  // The warnings, once, before the job starts.
-  if (options.only_output_from_instance) {
-    notices.push_back({Notice::Kind::warning,
-                       fmt::format("--only-output-from-instance {} hides the output of every other instance, "
-                                   "including their error messages",
-                                   *options.only_output_from_instance)});
-  }
-  for (const auto& warning : command.warnings) notices.push_back({Notice::Kind::warning, warning});
-  print_notices(stderr, notices);
-  if (options.verbosity >= 1) {
-    say(fmt::format("mpirun: {}", mpirun_path));
-    for (const auto& decision : effects.decisions) say(decision);
-    for (const auto& decision : command.decisions) say(decision);
-  }
-  if (options.print_topology) {
-    fmt::print("{}", topology_table(plan));
-    std::fflush(stdout);
-  }
-  if (options.dry_run) {
-    print_command(stdout, command, plan, context);
+  const auto first = build_mpirun_command(job.plan, job.options, attempt_context(job, 0, ""));
+  announce(job, first, *mpirun);
+  if (job.options.dry_run) {
+    print_command(stdout, first, job.plan, job.context);
     return 0;
   }
-  if (options.verbosity >= 2) print_command(stderr, command, plan, context);
   try {
-    // mpirun reaps an ended instance at once; one left unreaped this long means mpirun hangs in
-    // its own teardown (process_runner.hpp), and `popdist run` ends it rather than hang too.
-    if (hooked_python_path) ::setenv("PYTHONPATH", hooked_python_path->c_str(), 1);  // for mpirun to pass on
-    return run_and_wait(mpirun_path, command.argv, HangWatch{std::chrono::seconds(5), context.status_directory});
+    if (job.hooked_python_path) ::setenv("PYTHONPATH", job.hooked_python_path->c_str(), 1);  // for mpirun to pass on
+    return run_attempts(job, *mpirun);
   } catch (const Error& e) {
     say(e.what());
     return 1;

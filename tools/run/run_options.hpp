@@ -34,6 +34,13 @@ struct RunOptions {
   std::vector<std::string> program;           ///< the program and its arguments
   std::optional<std::string> master_addr;     ///< --master-addr (torchrun's MASTER_ADDR for every instance)
   std::optional<int> master_port;             ///< --master-port (torchrun's MASTER_PORT)
+  // The long job (docs/guide/long-jobs.md)
+  int max_restarts = 0;                       ///< --max-restarts: whole-job attempts after a failure
+  std::string log_dir;                        ///< --log-dir: DIR/attempt_K/I/{stdout,stderr}.log
+  bool tee = false;                           ///< --tee: with --log-dir, show the output too
+  std::optional<double> stall_timeout;        ///< --stall-timeout: seconds of silence before the stack report
+  bool stall_keep_running = false;            ///< --stall-keep-running: report, do not end the job
+  int grace_period = 5;                       ///< --grace-period: seconds from SIGTERM to SIGKILL
 };
 
 /// --num-replicas, or one replica per instance when it was not given.
