@@ -4,6 +4,7 @@ a 2-instance torch job whose instances hang in two places, and how the command f
 Usage: stack_checks.py <check> <popdist>."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -117,7 +118,8 @@ def check_hanging_job(popdist, env, job, script, token):
             break
         time.sleep(1)
     print(report)
-    check(" in all_reduce" in summary_line(report, 0) and f"{script}:{all_reduce_line} in main" in summary_line(report, 0),
+    first = summary_line(report, 0)
+    check(" in all_reduce" in first and f"{script}:{all_reduce_line} in main" in first,
           f"instance 0 must be named in all_reduce, called from line {all_reduce_line}:\n{report}")
     check(summary_line(report, 1).startswith(f"  instance 1: {script}:{sleep_line} in __getitem__"),
           f"instance 1 must be named in __getitem__'s sleep, line {sleep_line}:\n{report}")
@@ -180,8 +182,9 @@ def job_discovery(popdist):
         result = run([popdist, "stacks"], env=env)
         check(result.returncode == 1 and "2 running popdist run jobs; choose one with --job-dir" in result.stderr,
               describe(result))
-        check(os.path.join(tmp, "popdist-run-a") in result.stderr and os.path.join(tmp, "popdist-run-b") in result.stderr
-              and "gone" not in result.stderr and "nopid" not in result.stderr and "not-a-job" not in result.stderr,
+        listed = result.stderr
+        check(all(os.path.join(tmp, name) in listed for name in ("popdist-run-a", "popdist-run-b")) and
+              not any(os.path.join(tmp, name) in listed for name in ("popdist-run-gone", "popdist-run-nopid", "not-a-job")),
               describe(result))
         # one job: its report, even when no instance has a hook (a shell job)
         os.remove(os.path.join(tmp, "popdist-run-b", "popdist-run.pid"))
@@ -196,6 +199,70 @@ def job_discovery(popdist):
         print("none, several, one and a named job: as documented")
 
 
+# Started with popdist run's start-up hook: says it is ready, waits for a file, starts a child Python
+# (which must leave the instance's files alone), then says it went on.
+HOOKED = """\
+import os, subprocess, sys, threading, time
+print("ready", os.getpid(), threading.main_thread().ident, flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.05)
+subprocess.run([sys.executable, "-c", "pass"], check=True)
+print("went on", flush=True)
+"""
+
+
+def start_up_hook(popdist):
+    """The start-up hook on its own (python3 with it on PYTHONPATH, as popdist run starts instances):
+    it records the pid and main thread, SIGURG dumps every thread into the stacks file and the
+    program goes on, a child Python does not take the instance's files, and a directory it cannot
+    write, or no POPDIST_RUN_JOB_DIR, changes nothing."""
+    hook = os.path.normpath(os.path.join(os.path.dirname(os.path.realpath(popdist)), "..", "share", "popdist",
+                                         "python-startup"))
+    check(os.path.exists(os.path.join(hook, "sitecustomize.py")), f"no start-up hook in {hook}")
+    with tempfile.TemporaryDirectory() as job_dir:
+        go_on = os.path.join(job_dir, "go-on")
+        env = dict(os.environ, PYTHONPATH=hook, POPDIST_RUN_JOB_DIR=job_dir, RANK="3")
+        env.pop("_POPDIST_RUN_STACKS_OF", None)
+        program = subprocess.Popen([sys.executable, "-c", HOOKED, go_on], env=env, stdout=subprocess.PIPE, text=True)
+        try:
+            words = program.stdout.readline().split()
+            check(words[:1] == ["ready"], f"the program did not start: {words}")
+            with open(os.path.join(job_dir, "instance3.python")) as f:
+                marker = f.read()
+            check(f"pid={words[1]} thread={words[2]} host=" in marker, f"marker {marker!r}, program said {words}")
+            os.kill(program.pid, signal.SIGURG)
+            stacks = os.path.join(job_dir, "instance3.stacks")
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and "in <module>\n" not in read(stacks):
+                time.sleep(0.05)
+            # (still in its print, or in the waiting loop)
+            dumped = read(stacks)
+            check(re.search(r'File "<string>", line [2-4] in <module>\n', dumped), f"SIGURG dumped {dumped!r}")
+            open(go_on, "w").close()
+            rest, _ = program.communicate(timeout=60)
+        finally:
+            if program.poll() is None:
+                program.kill()
+        check(program.returncode == 0 and rest == "went on\n", f"exit {program.returncode}, output {rest!r}")
+        with open(os.path.join(job_dir, "instance3.python")) as f:
+            check(f.read() == marker, "a child Python replaced the instance's marker")
+        check(sorted(os.listdir(job_dir)) == ["go-on", "instance3.python", "instance3.stacks"], os.listdir(job_dir))
+    for job_dir in ("/nonexistent/popdist-run-x", ""):
+        env = dict(os.environ, PYTHONPATH=hook, POPDIST_RUN_JOB_DIR=job_dir, RANK="0")
+        result = run([sys.executable, "-c", "print('fine')"], env=env)
+        check(result.returncode == 0 and result.stdout == "fine\n" and result.stderr == "",
+              f"POPDIST_RUN_JOB_DIR={job_dir!r}: {describe(result)}")
+    print("marker, dump on SIGURG, the program going on, a child leaving the files alone, an unwritable directory")
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def dead_pid():
     """The pid of a process that has ended (and been reaped)."""
     child = subprocess.Popen(["true"])
@@ -203,7 +270,7 @@ def dead_pid():
     return child.pid
 
 
-CHECKS = {"torch-job": torch_job, "job-discovery": job_discovery}
+CHECKS = {"torch-job": torch_job, "job-discovery": job_discovery, "start-up-hook": start_up_hook}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))

@@ -293,7 +293,8 @@ std::vector<RunningJob> find_running_jobs() {
     long pid = 0;
     if (words >> pid && live_process(pid)) jobs.push_back({directory, pid, recorded_instance_count(directory)});
   }
-  std::sort(jobs.begin(), jobs.end(), [](const RunningJob& a, const RunningJob& b) { return a.directory < b.directory; });
+  std::sort(jobs.begin(), jobs.end(),
+            [](const RunningJob& a, const RunningJob& b) { return a.directory < b.directory; });
   return jobs;
 }
 

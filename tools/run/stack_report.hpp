@@ -66,8 +66,9 @@ struct InstanceStacks {
 };
 
 /// The report: one line per instance naming where its main thread is (file:line in function; when
-/// that is in Python's library or a package, also the program's innermost frame: "a <- b"), then each answering instance's full dump (all threads), indented. `job` describes the job for
-/// the first line (its directory). Pure.
+/// that is in Python's library or a package, also the program's innermost frame: "a <- b"), then
+/// each answering instance's full dump (all threads), indented. `job` names the job on the first
+/// line; `wait` is what the collector waited (for the instances that did not answer). Pure.
 [[nodiscard]] std::string format_stack_report(const std::string& job, const std::vector<InstanceStacks>& instances,
                                               std::chrono::milliseconds wait);
 

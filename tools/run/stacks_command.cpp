@@ -40,7 +40,8 @@ int report_stacks(const StacksOptions& options) {
     if (jobs.size() > 1) {
       std::string list;
       for (const auto& job : jobs) list += fmt::format("  {}  (popdist run pid {})\n", job.directory, job.launcher_pid);
-      fmt::print(stderr, "popdist stacks: {} running popdist run jobs; choose one with --job-dir:\n{}", jobs.size(), list);
+      fmt::print(stderr, "popdist stacks: {} running popdist run jobs; choose one with --job-dir:\n{}", jobs.size(),
+                 list);
       return 1;
     }
     job_dir = jobs.front().directory;
@@ -55,7 +56,8 @@ int report_stacks(const StacksOptions& options) {
 }  // namespace
 
 std::function<int()> add_stacks_command(CLI::App& app) {
-  auto* sub = app.add_subcommand("stacks", "Show where every Python instance of a running popdist run job is (its stacks)");
+  auto* sub =
+      app.add_subcommand("stacks", "Show where every Python instance of a running popdist run job is (its stacks)");
   sub->footer(
       "Asks each Python instance of the job for its stacks (SIGURG, which popdist run's start-up hook hands to\n"
       "Python's faulthandler) and prints one line per instance naming its main thread's innermost frame, then\n"
