@@ -51,9 +51,7 @@ std::optional<StackFrame> parse_frame(std::string_view line) {
   if (in == std::string_view::npos) return std::nullopt;
   StackFrame frame{std::string(line.substr(0, file_end)), -1, std::string(rest.substr(in + 4))};
   const auto number = rest.substr(0, in);
-  if (all_digits(number)) {
-    frame.line = std::atoi(std::string(number).c_str());
-  }
+  if (all_digits(number) && number.size() <= 9) frame.line = std::atoi(std::string(number).c_str());
   return frame;
 }
 
