@@ -1,4 +1,5 @@
-// The `popdist` command: `popdist topology` and `popdist run`.
+// The `popdist` command: `popdist topology`, `popdist run` and `popdist stacks` (where the Python
+// instances of a running `popdist run` job are).
 // Arguments are parsed before anything touches MPI, so --help and --version work anywhere.
 // Exit status: 0 success, 2 usage error (CLI11), 3 invalid environment/topology, other values
 // from the subcommand (`run` returns the job's status).
@@ -12,6 +13,7 @@
 #include "run_line.hpp"
 #include "run_main.hpp"
 #include "instance_agent.hpp"
+#include "stacks_command.hpp"
 #include "topology_command.hpp"
 
 int main(int argc, char** argv) {
@@ -22,6 +24,7 @@ int main(int argc, char** argv) {
   const auto run_topology = popdist::cli::add_topology_command(app);
   const auto run_run = popdist::cli::add_run_command(app);
   const auto run_instance = popdist::cli::add_instance_command(app);
+  const auto run_stacks = popdist::cli::add_stacks_command(app);
   // `popdist run` reads its own line so that one run reports every problem of it (run_line.hpp);
   // CLI11 below still prints its --help.
   if (argc >= 2 && std::string(argv[1]) == "run") {
@@ -38,5 +41,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("topology")) return run_topology();
   if (app.got_subcommand(popdist::cli::instance_command)) return run_instance();
+  if (app.got_subcommand("stacks")) return run_stacks();
   return run_run();
 }

@@ -176,7 +176,7 @@ def cases(files):
         yield (f"topology unknown {option}", topo + [option], {}, USAGE, [f"'{option}' is not an option of popdist topology"])
     yield ("topology stray word", topo + ["extra"], {}, USAGE, ["'extra' is not an option of popdist topology"])
     yield ("program name starting with -", run + ["--", "-x"], {}, USAGE, ["'-x' is not an option of popdist run"])
-    yield ("no subcommand", [], {}, USAGE, ["expected a subcommand: run or topology"])
+    yield ("no subcommand", [], {}, USAGE, ["expected a subcommand: run, topology or stacks"])
     yield ("unknown subcommand", ["launch"], {}, USAGE, ["'launch' is not a subcommand of popdist"])
     for variable, value, words in [
         ("POPDIST_NUM_LOCAL_REPLICAS", "0x10", ["POPDIST_NUM_LOCAL_REPLICAS='0x10'"]),

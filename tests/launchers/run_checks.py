@@ -162,7 +162,7 @@ def python_startup(popdist):
 
 def dry_run(popdist):
     env = popdist_env(popdist)
-    for name in ("LD_LIBRARY_PATH", "PYTHONPATH", "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT"):
+    for name in ("LD_LIBRARY_PATH", "PYTHONPATH", "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT", "OMP_NUM_THREADS"):
         env.pop(name, None)
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
     result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
@@ -171,21 +171,18 @@ def dry_run(popdist):
                   "--", "echo", "it's", "a b"], env=env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
-    contexts = []
 
     def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
         return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
                 "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
 
-    for i in range(2):
-        contexts += ([":"] if i else []) + [
-            "-np", "1", "-x", "PATH", "-x", "PYTHONPATH",
-            "-x", "POPDIST_NUM_TOTAL_REPLICAS=4", "-x", "POPDIST_NUM_LOCAL_REPLICAS=2",
-            "-x", f"POPDIST_REPLICA_INDEX_OFFSET={2 * i}", "-x", "POPDIST_NUM_IPUS_PER_REPLICA=2",
-            "-x", "POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1", "-x", "POPDIST_LOCAL_INSTANCE_INDEX=0",
-            *[word for variable in torchrun(i).split() for word in ("-x", variable)],
-            "-x", "MYVAR=1", os.path.realpath(popdist), "_whole-lines", "--", "echo", "it's", "a b"]
-    expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--mca", "btl", "self,tcp", *contexts]
+    # one app context for both instances: each agent derives its own variables from its rank
+    context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
+               "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
+               "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "MYVAR=1",
+               os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--omp-threads", "--", "echo", "it's", "a b"]
+    expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--bind-to", "none",
+                "--mca", "odls_base_sigkill_timeout", "5", "--mca", "btl", "self,tcp", *context]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
           f"dry-run command:\n{lines[0]}\nexpected:\n{shlex.join(expected)}")
     check(shlex.split(lines[0]) == expected, "the printed command does not split back into the same words")
@@ -403,18 +400,19 @@ def whole_lines(popdist):
     # the program's exit status and signals still come through
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
-    # and the wrapper records them (tools/run/instance_status.hpp), for when mpirun hangs
+    # and the agent records them (tools/run/instance_status.hpp), for when mpirun hangs
     with tempfile.TemporaryDirectory() as directory:
-        # (a program killed by a signal: the wrapper ends by the same signal, and records 128 + it)
+        # (a program killed by a signal: the agent ends by the same signal, and records 128 + it)
         for program, returned, expected in ((["sh", "-c", "exit 5"], 5, 5), (["sh", "-c", "kill -KILL $$"], -9, 137),
                                             (["true"], 0, 0)):
-            status_file = os.path.join(directory, "instance0")
-            result = run([popdist, "_whole-lines", "--status-file", status_file, "--", *program], env=env)
+            status_file = os.path.join(directory, "instance0.end")
+            result = run([popdist, "_instance", "--plan", "1,1,1,1", "--job-dir", directory, "--", *program],
+                         env=dict(env, OMPI_COMM_WORLD_RANK="0"))
             check(result.returncode == returned, f"{program}: {returned} expected: {describe(result)}")
             with open(status_file) as f:
                 recorded = f.read().split()
             check(recorded[0] == str(expected) and int(recorded[1]) > 0, f"{program}: recorded {recorded}")
-        print("the wrapper recorded 5, 137 and 0")
+        print("the agent recorded 5, 137 and 0")
 
 
 def verbatim_program(popdist):

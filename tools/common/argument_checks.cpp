@@ -132,8 +132,8 @@ std::string failure_message(const CLI::App* app, const CLI::Error& error) {
   } else if (error.get_name() == "RequiredError" && message.find("subcommand") != std::string::npos) {
     const auto words = app->remaining();
     message = words.empty()
-                  ? std::string("expected a subcommand: run or topology")
-                  : fmt::format("{} is not a subcommand of {} (expected run or topology)", shown(words.front()), who);
+                  ? std::string("expected a subcommand: run, topology or stacks")
+                  : fmt::format("{} is not a subcommand of {} (expected run, topology or stacks)", shown(words.front()), who);
   } else if (error.get_name() == "ArgumentMismatch" && message.find("missing") != std::string::npos) {
     const auto colon = message.find(':');
     message = fmt::format("{}: needs a value", message.substr(0, colon));

@@ -193,8 +193,11 @@ void add_binding(MpirunCommand& command, const RunOptions& options, const Mpirun
   if (options.numa_aware) {
     // PopRun's --numa-aware: instances round-robin over the NUMA nodes of their host, each bound
     // to its node (mapping by object still fills the slots of one host before the next).
-    command.argv.insert(command.argv.end(), {"--map-by", "numa", "--bind-to", "numa"});
-    command.decisions.push_back("--numa-aware: added --map-by numa --bind-to numa");
+    // Oversubscribed (already allowed), Open MPI must also be allowed more processes than cores on a node.
+    const bool oversubscribed = contains(command.argv, {"--oversubscribe"});
+    const std::string bind = oversubscribed ? "numa:overload-allowed" : "numa";
+    command.argv.insert(command.argv.end(), {"--map-by", "numa", "--bind-to", bind});
+    command.decisions.push_back("--numa-aware: added --map-by numa --bind-to " + bind);
   } else if (user_binds(words.global) || user_binds(words.local) || context.env_binding) {
     command.decisions.push_back("you chose a CPU binding: not adding --bind-to none");
   } else {
@@ -219,17 +222,19 @@ void add_warnings(MpirunCommand& command, const MpiWords& words) {
   }
 }
 
-// The end of a job (docs/guide/long-jobs.md): the grace from SIGTERM to SIGKILL, and Open MPI's
-// session files in the job directory, so that two jobs started at once never share one (ompi#8510)
-// and nothing is left behind. A long directory would push Open MPI's sockets past their 108-byte
-// path limit: then Open MPI keeps its own.
-void add_job_settings(MpirunCommand& command, const RunOptions& options, const MpirunContext& context,
-                      const MpiWords& words) {
+// The end of a job (docs/guide/long-jobs.md): the grace from SIGTERM to SIGKILL, and, on this
+// machine alone, Open MPI's session files in the job directory, so that two jobs started at once
+// never share one (ompi#8510) and nothing is left behind. Not with hosts (their daemons would get
+// the local base too, and refuse it beside an orte_tmpdir_base of theirs), nor with a tmpdir of
+// the user's, nor a long directory (Open MPI's sockets have a 108-byte path limit).
+void add_job_settings(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                      const MpirunContext& context, const MpiWords& words) {
   command.argv.insert(command.argv.end(),
                       {"--mca", "odls_base_sigkill_timeout", std::to_string(options.grace_period)});
   constexpr std::size_t longest_session_base = 48;
   const bool user_tmpdir = contains_text(words.global, "tmpdir_base") || contains_text(words.local, "tmpdir_base");
-  if (!context.job_directory.empty() && context.job_directory.size() <= longest_session_base && !user_tmpdir) {
+  if (!context.job_directory.empty() && context.job_directory.size() <= longest_session_base && !user_tmpdir &&
+      !plan.explicit_hosts && !context.env_tmpdir) {
     command.argv.insert(command.argv.end(), {"--mca", "orte_local_tmpdir_base", context.job_directory});
   }
 }
@@ -272,7 +277,7 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
   add_pml(command, plan, context, words);
   add_output_tags(command, plan, words);
   add_binding(command, options, context, words);
-  add_job_settings(command, options, context, words);
+  add_job_settings(command, plan, options, context, words);
   add_warnings(command, words);
   command.argv.insert(command.argv.end(), words.global.begin(), words.global.end());
   add_app_context(command, plan, options, context, words);

@@ -31,6 +31,7 @@ struct MpirunContext {
   std::string log_directory;
   bool omp_threads = false;              ///< OMP_NUM_THREADS is unset: the agents set it
   bool env_binding = false;              ///< OMPI_MCA_hwloc_base_binding_policy is set
+  bool env_tmpdir = false;               ///< OMPI_MCA_orte_tmpdir_base (or a local one) is set
   /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
   /// job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
   std::vector<std::pair<std::string, std::string>> exports;

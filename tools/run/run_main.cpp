@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <thread>
 
@@ -24,6 +25,7 @@
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 #include "shell_words.hpp"
+#include "stack_report.hpp"
 #include "topology_table.hpp"
 #include "validation.hpp"
 
@@ -44,6 +46,7 @@ MpirunContext machine_context(const EnvLookup& env, const std::string& self) {
   context.as_root = ::geteuid() == 0;
   context.omp_threads = !env("OMP_NUM_THREADS");
   context.env_binding = env("OMPI_MCA_hwloc_base_binding_policy").has_value();
+  context.env_tmpdir = env("OMPI_MCA_orte_tmpdir_base") || env("OMPI_MCA_orte_local_tmpdir_base");
   context.local_cores = local_cores();
   context.env_pml = env("OMPI_MCA_pml");
   for (const auto& name : forwardable_variables()) {
@@ -224,9 +227,10 @@ void announce(PreparedJob& job, const MpirunCommand& command, const std::string&
   }
 }
 
-std::string stall_report(const std::string& job_dir, int num_instances) {
-  (void)job_dir;
-  return fmt::format("  (the stack report of {} instance(s) is not available yet)\n", num_instances);
+/// `popdist stacks` finds a running job by this file (stack_report.hpp): our pid and the instance count.
+void write_launcher_file(const std::string& job_dir, int num_instances) {
+  if (job_dir.empty()) return;
+  std::ofstream(job_dir + "/popdist-run.pid") << ::getpid() << " " << num_instances << "\n";
 }
 
 long long now_ns() {
@@ -238,6 +242,7 @@ long long now_ns() {
 int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
   const JobDirectory job_dir;
   const MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_mpirun_command(job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
   HangWatch watch{std::chrono::seconds(5), job_dir.path()};
@@ -247,7 +252,7 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
     watch.on_stall = [&] {
       say(fmt::format("no output from any instance for {} s (--stall-timeout): where each instance is",
                       *job.options.stall_timeout));
-      fmt::print(stderr, "{}", stall_report(job_dir.path(), job.plan.num_instances));
+      fmt::print(stderr, "{}", collect_stack_report(job_dir.path(), job.plan.num_instances));
       std::fflush(stderr);
     };
   }

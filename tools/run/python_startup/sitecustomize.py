@@ -16,6 +16,13 @@ sitecustomize that this one hides, if there is one, and takes this directory off
 The callback does nothing unless the program imported torch.distributed; then it imports
 popdist.torch (when this interpreter has popdist) and runs its teardown. Off with
 POPDIST_PYTHON_EXIT_HOOK=0.
+
+It also makes the instance's stacks available to `popdist stacks` (tools/run/stack_report.hpp):
+when popdist run exports POPDIST_RUN_JOB_DIR, Python's faulthandler dumps every thread's stack into
+<dir>/instance<RANK>.stacks on SIGURG (ignored by default, so a signal that comes before this ran
+does nothing), and <dir>/instance<RANK>.python records the pid and main thread. Best effort: a
+directory this instance cannot write (another host) changes nothing. Processes that the instance
+starts inherit the variable and leave the instance's files alone.
 """
 
 import atexit
@@ -40,6 +47,28 @@ def _release_torch_distributed():
     _release_torch_at_exit()
 
 
+def _register_stack_dump():
+    job_dir, rank = os.environ.get("POPDIST_RUN_JOB_DIR"), os.environ.get("RANK", "")
+    if not job_dir or not rank.isdigit() or os.environ.get("_POPDIST_RUN_STACKS_OF") == job_dir:
+        return  # not under popdist run, or a process that an instance started
+    os.environ["_POPDIST_RUN_STACKS_OF"] = job_dir
+    try:
+        import _thread
+        import faulthandler
+        import signal
+
+        stem = os.path.join(job_dir, f"instance{rank}")
+        stacks = open(stem + ".stacks", "a")  # appending: `popdist stacks` empties it before each dump
+        faulthandler.register(signal.SIGURG, file=stacks, all_threads=True)
+        # (site.py imports this module in the main thread; `threading` is left for the program to import)
+        marker = f"{stem}.python.{os.getpid()}"
+        with open(marker, "w") as f:
+            f.write(f"pid={os.getpid()} thread={_thread.get_ident()} host={os.uname().nodename}\n")
+        os.replace(marker, stem + ".python")
+    except Exception:  # noqa: BLE001 - best effort: nothing here may keep the program from starting
+        pass
+
+
 def _on_this_path(entry):
     return os.path.abspath(entry or os.curdir) == _HERE
 
@@ -58,5 +87,6 @@ def _run_hidden_sitecustomize():
 
 if os.environ.get("POPDIST_PYTHON_EXIT_HOOK", "1") != "0":
     atexit.register(_release_torch_distributed)
+_register_stack_dump()
 sys.path[:] = [entry for entry in sys.path if not _on_this_path(entry)]
 _run_hidden_sitecustomize()
