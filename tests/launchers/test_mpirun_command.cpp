@@ -137,7 +137,7 @@ TEST_CASE("the grace period from SIGTERM to SIGKILL is Open MPI's odls_base_sigk
   auto options = options_for(2, 2);
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   CHECK(has_sequence(build_mpirun_command(plan, options, context_with(4)).argv,
-                     {"--mca", "odls_base_sigkill_timeout", "5"}));
+                     {"--mca", "odls_base_sigkill_timeout", "1"}));
   options.grace_period = 30;
   CHECK(has_sequence(build_mpirun_command(plan, options, context_with(4)).argv,
                      {"--mca", "odls_base_sigkill_timeout", "30"}));

@@ -36,24 +36,24 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->check(whole_number(0, max_restarts))
       ->multi_option_policy(last)
       ->capture_default_str();
-  auto* log_dir = sub.add_option("--log-dir", options.log_dir,
+  sub.add_option("--log-dir", options.log_dir,
                                  "Write each instance's stdout and stderr to DIR/attempt_K/INSTANCE/{stdout,stderr}.log "
                                  "instead of the terminal")
-                      ->check(not_empty())
-                      ->type_name("DIR")
-                      ->multi_option_policy(last);
-  sub.add_flag("--tee", options.tee, "With --log-dir, also print the output (tagged)")->needs(log_dir);
-  auto* stall = sub.add_option("--stall-timeout", options.stall_timeout,
+      ->check(not_empty())
+      ->type_name("DIR")
+      ->multi_option_policy(last);
+  sub.add_flag("--tee", options.tee, "With --log-dir, also print the output (tagged)");
+  sub.add_option("--stall-timeout", options.stall_timeout,
                                "After S seconds without output from any instance, print where every Python instance "
                                "is and end the job (exit status 125) [default: off]")
-                    ->check(positive_seconds())
-                    ->type_name("S")
-                    ->multi_option_policy(last);
+      ->check(positive_seconds())
+      ->type_name("S")
+      ->multi_option_policy(last);
   sub.add_flag("--stall-keep-running", options.stall_keep_running,
-               "With --stall-timeout, print the report but keep the job running")
-      ->needs(stall);
+               "With --stall-timeout, print the report but keep the job running");
   sub.add_option("--grace-period", options.grace_period,
-                 "Seconds between the SIGTERM that ends an instance and the SIGKILL that ends it if it is still there")
+                 "Seconds between the SIGTERM that ends an instance and the SIGKILL if it is still there (mpirun waits "
+                 "this long at every teardown)")
       ->check(whole_number(1, max_grace_period))
       ->multi_option_policy(last)
       ->capture_default_str();

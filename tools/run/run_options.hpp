@@ -40,7 +40,7 @@ struct RunOptions {
   bool tee = false;                           ///< --tee: with --log-dir, show the output too
   std::optional<double> stall_timeout;        ///< --stall-timeout: seconds of silence before the stack report
   bool stall_keep_running = false;            ///< --stall-keep-running: report, do not end the job
-  int grace_period = 5;                       ///< --grace-period: seconds from SIGTERM to SIGKILL
+  int grace_period = 1;                       ///< --grace-period: seconds from SIGTERM to SIGKILL (Open MPI's 1)
 };
 
 /// --num-replicas, or one replica per instance when it was not given.

@@ -33,6 +33,12 @@ std::vector<std::string> option_problems(const RunOptions& options) {
     problems.push_back(fmt::format("{} is not an option of popdist run, and a program name cannot start with '-'",
                                    shown(options.program.front())));
   }
+  if (options.tee && options.log_dir.empty()) {
+    problems.emplace_back("--tee needs --log-dir DIR (the files to write besides the terminal)");
+  }
+  if (options.stall_keep_running && !options.stall_timeout) {
+    problems.emplace_back("--stall-keep-running needs --stall-timeout S (when to report)");
+  }
   const int replicas = total_replicas(options);
   const auto out_of_range = [&problems](std::string_view option, int value, int max) {
     if (value >= 1 && value <= max) return false;
