@@ -143,8 +143,6 @@ def cases(files):
         for text in [": -np 1 echo INJECTED", "--app appfile"]:
             yield (f"{option} {text}", run + [option, text, "true"], {}, USAGE,
                    [option, shown(text), "would start another mpirun app context"])
-    yield ("command line too long", run + ["--num-instances", "4096", "--dry-run", "--", "prog"] + ["x" * 100000] * 25,
-           {}, USAGE, ["ARG_MAX", "the 4096 instances share one app context", "shorter program arguments"])
     yield ("one argument too long for OMPI_ARGV", run + ["--num-instances", "2", "--dry-run", "--", "prog", "x" * 131060],
            {}, USAGE, ["OMPI_ARGV", "131066 bytes", "in a file instead"])
     huge = "7" * 100000

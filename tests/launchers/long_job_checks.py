@@ -198,7 +198,7 @@ CHECKPOINT_ON_USR1 = r"""
 import os, signal, sys, time
 saved = []
 signal.signal(signal.SIGUSR1, lambda *_: saved.append(1))
-print("ready", flush=True)
+print("ready", os.environ.get("SLURM_JOB_ID"), flush=True)
 deadline = time.monotonic() + 30
 while not saved and time.monotonic() < deadline:
     time.sleep(0.05)
@@ -223,6 +223,38 @@ def usr1(popdist):
         out, err = job.communicate(timeout=40)
     check(job.returncode == 0, f"SIGUSR1 must not end the job: {job.returncode} {err}")
     check(out.count("checkpoint on SIGUSR1") == 2, f"both instances see SIGUSR1: {out}")
+
+
+def slurm_usr1(popdist, testbed):
+    """Slurm's preemption signal: `scancel --signal=USR1` reaches both instances of a popdist run
+    job inside an allocation, and the job goes on to its end."""
+    from testbed_checks import slurm_environment
+    env = dict(slurm_environment(popdist, testbed), OMP_NUM_THREADS="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "usr1.py")
+        with open(script, "w") as f:
+            f.write(CHECKPOINT_ON_USR1)
+        job = subprocess.Popen(["salloc", "-N2", "-n2", "--time=1", popdist, "run", "--num-instances", "2",
+                                "--", sys.executable, script], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+        try:
+            ready = []
+            while len(ready) < 2:
+                line = job.stdout.readline()
+                if not line:  # (reading stderr before the job ends would wait for its end)
+                    check(False, f"the job ended before both instances were ready: {job.stderr.read()}")
+                ready += line.split()[1:] if "ready" in line else []
+            job_id = ready[0]  # the allocation's, as its steps see it
+            check(job_id.isdigit() and ready[1] == job_id, f"SLURM_JOB_ID of the instances: {ready}")
+            cancel = run(["scancel", "--signal=USR1", job_id], env=env)
+            check(cancel.returncode == 0, describe(cancel))
+            out, err = job.communicate(timeout=60)
+        finally:
+            if job.poll() is None:
+                job.kill()
+                job.wait()
+    check(job.returncode == 0, f"SIGUSR1 must not end the job: {job.returncode} {err}")
+    check(out.count("checkpoint on SIGUSR1") == 2, f"both instances see SIGUSR1: {out}\n{describe(cancel)}")
 
 
 def stall(popdist):
@@ -271,7 +303,7 @@ def fixed_size(popdist):
 
 
 CHECKS = {"cpu-defaults": cpu_defaults, "restarts": restarts, "failure-report": failure_report, "logs": logs,
-          "usr1": usr1, "stall": stall, "fixed-size": fixed_size}
+          "usr1": usr1, "slurm-usr1": slurm_usr1, "stall": stall, "fixed-size": fixed_size}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))

@@ -181,7 +181,7 @@ def dry_run(popdist):
                "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
                "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "MYVAR=1",
                os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--omp-threads", "--", "echo", "it's", "a b"]
-    expected = ["mpirun", *root, "--host", "a:1,b:1", "--tag-output", "--bind-to", "none",
+    expected = ["mpirun", *root, "--host", "a:1,b:1", "--map-by", "ppr:1:node", "--tag-output", "--bind-to", "none",
                 "--mca", "odls_base_sigkill_timeout", "1", "--mca", "btl", "self,tcp", *context]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
           f"dry-run command:\n{lines[0]}\nexpected:\n{shlex.join(expected)}")

@@ -73,7 +73,7 @@ TEST_CASE("one app context for every instance: forwarded variables, then the age
   const Words expected{"-np", "4", "-x", "PATH", "-x", "PYTHONPATH", "popdist", "_instance", "--plan", "4,8,2,2",
                        "--omp-threads", "--", "prog", "arg 1"};
   CHECK(split.contexts[0] == expected);
-  CHECK(has_sequence(split.global, {"--host", "a:2,b:2"}));
+  CHECK(has_sequence(split.global, {"--host", "a:2,b:2", "--map-by", "ppr:2:node"}));
   CHECK_FALSE(has_sequence(split.global, {"--oversubscribe"}));  // hosts of unknown size get exactly their slots
   CHECK(has_sequence(split.global, {"--tag-output"}));
   CHECK_FALSE(has_sequence(split.global, {"--mca", "pml", "^cm"}));  // two hosts may have a fabric
@@ -221,6 +221,10 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
 
   options.mpi_global_args = {"--map-by node"};
   CHECK(build_mpirun_command(plan, options, context_with(4)).warnings.size() == 1);
+  // the user's mapping replaces popdist's so many per node
+  const auto hosts = popdist::cli::plan_launch(2, 2, 1, {{"a", {}}, {"b", {}}});
+  const auto mapped = build_mpirun_command(hosts, options, context_with(4)).argv;
+  CHECK(std::count(mapped.begin(), mapped.end(), "--map-by") == 1);
   options.mpi_global_args = {"-x 'A"};
   CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                     Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
@@ -316,10 +320,10 @@ TEST_CASE("the agent gets the job directory, the attempt's log folder and --tee"
   CHECK(has_sequence(argv, {"/opt/popdist/bin/popdist", "_instance", "--plan", "3,3,1,1", "--job-dir",
                             "/tmp/popdist-run-abc", "--log-dir", "/logs/attempt_0", "--tee"}));
   // Open MPI's session files go in the job directory (removed with it), unless the user chose
-  CHECK(has_sequence(argv, {"--mca", "orte_local_tmpdir_base", "/tmp/popdist-run-abc"}));
+  CHECK(has_sequence(argv, {"--mca", "orte_tmpdir_base", "/tmp/popdist-run-abc"}));
   options.mpi_global_args = {"--mca orte_tmpdir_base /scratch"};
   CHECK_FALSE(has_sequence(build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options, context).argv,
-                           {"--mca", "orte_local_tmpdir_base", "/tmp/popdist-run-abc"}));
+                           {"--mca", "orte_tmpdir_base", "/tmp/popdist-run-abc"}));
   // OMP_NUM_THREADS set by the user: the agents leave it
   context.omp_threads = false;
   const auto without = build_mpirun_command(popdist::cli::plan_launch(3, 3, 1, {}), options_for(3, 3), context).argv;

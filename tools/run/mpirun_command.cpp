@@ -132,15 +132,24 @@ const std::vector<std::string>& forwardable_variables() {
 
 namespace {
 
-// Placement: exactly the planned number of slots per host, so that Open MPI's by-slot mapping
-// fills the hosts in order and instance i lands on host i / (instances / hosts).
-void add_placement(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context) {
+// Placement: exactly the planned number of instances per host, in order, so that instance i lands
+// on host i / (instances / hosts). The slots in --host are not enough: inside an allocation Open
+// MPI maps by the allocation's own slots (Slurm's 3,1 for 4 tasks on 2 nodes), so the mapping is
+// also given as so many processes per node, unless the user chose a mapping (or --numa-aware).
+void add_placement(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                   const MpirunContext& context, const MpiWords& words) {
   if (plan.explicit_hosts) {
     std::string hosts;
     for (const auto& host : plan.hosts) {
       hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", host.name, host.num_instances);
     }
     command.argv.insert(command.argv.end(), {"--host", hosts});
+    const bool user_mapping = contains(words.global, {"--map-by", "-map-by", "--rankfile", "-rf", "--npernode",
+                                                      "-npernode", "--bynode", "-bynode"});
+    if (!user_mapping && !options.numa_aware) {
+      command.argv.insert(command.argv.end(),
+                          {"--map-by", fmt::format("ppr:{}:node", plan.hosts.front().num_instances)});
+    }
   }
   bool oversubscribed = false;
   for (const auto& host : plan.hosts) {
@@ -224,9 +233,9 @@ void add_warnings(MpirunCommand& command, const MpiWords& words) {
 
 // The end of a job (docs/guide/long-jobs.md): the grace from SIGTERM to SIGKILL, and, on this
 // machine alone, Open MPI's session files in the job directory, so that two jobs started at once
-// never share one (ompi#8510) and nothing is left behind. Not with hosts (their daemons would get
-// the local base too, and refuse it beside an orte_tmpdir_base of theirs), nor with a tmpdir of
-// the user's, nor a long directory (Open MPI's sockets have a 108-byte path limit).
+// never share one (ompi#8510) and nothing is left behind. Not with hosts (the directory is on this
+// machine only), nor with a tmpdir of the user's, nor a long directory (Open MPI's sockets have a
+// 108-byte path limit).
 void add_job_settings(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
                       const MpirunContext& context, const MpiWords& words) {
   command.argv.insert(command.argv.end(),
@@ -235,7 +244,7 @@ void add_job_settings(MpirunCommand& command, const LaunchPlan& plan, const RunO
   const bool user_tmpdir = contains_text(words.global, "tmpdir_base") || contains_text(words.local, "tmpdir_base");
   if (!context.job_directory.empty() && context.job_directory.size() <= longest_session_base && !user_tmpdir &&
       !plan.explicit_hosts && !context.env_tmpdir) {
-    command.argv.insert(command.argv.end(), {"--mca", "orte_local_tmpdir_base", context.job_directory});
+    command.argv.insert(command.argv.end(), {"--mca", "orte_tmpdir_base", context.job_directory});
   }
 }
 
@@ -273,7 +282,7 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
     command.argv.push_back("--allow-run-as-root");
     command.decisions.push_back("running as root: added --allow-run-as-root");
   }
-  add_placement(command, plan, context);
+  add_placement(command, plan, options, context, words);
   add_pml(command, plan, context, words);
   add_output_tags(command, plan, words);
   add_binding(command, options, context, words);

@@ -24,19 +24,34 @@ namespace {
 
 volatile sig_atomic_t child_pid = 0;
 volatile sig_atomic_t stop_signal = 0;
+volatile sig_atomic_t own_group = 0;  // the child has a process group of its own (under nohup)
 
 constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT};
 constexpr int forwarded_count = sizeof forwarded / sizeof forwarded[0];
+constexpr int hangup = 2;  // forwarded[hangup] == SIGHUP
+static_assert(forwarded[hangup] == SIGHUP);
 
 // Forward a signal that a process sent to us (kill, Slurm, a test's timeout). A signal the
 // terminal generated (Ctrl-C, Ctrl-Z: si_code SI_KERNEL) already went to the whole foreground
 // process group, mpirun included; sending it again would turn mpirun's orderly abort into a
 // forced one. SIGTSTP then stops popdist run itself too, as it would have without the handler.
 void forward_signal(int signal, siginfo_t* info, void*) {
-  const bool from_a_process = info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
+  const bool from_a_process =
+      own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
   if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) stop_signal = signal;
   if (child_pid > 0 && from_a_process) ::kill(child_pid, signal);
   if (signal == SIGTSTP) ::raise(SIGSTOP);
+}
+
+/// In the child, before exec: a process group of its own, and /dev/null for a terminal's input
+/// (reading the terminal from outside its foreground group would stop it with SIGTTIN).
+void start_own_group() {
+  ::setpgid(0, 0);
+  if (::isatty(STDIN_FILENO) == 0) return;
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null < 0) return;
+  ::dup2(null, STDIN_FILENO);
+  ::close(null);
 }
 
 /// Blocking waitpid, through interruptions by the forwarded signals.
@@ -141,6 +156,9 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
     for (int i = 0; i < forwarded_count; ++i) ::sigaction(forwarded[i], &previous[i], nullptr);
     child_pid = 0;
   };
+  // Under nohup, the hangup that ends a session goes to whole process groups: mpirun gets a group
+  // of its own, so that it never sees one (it would end the job), and every signal goes through us.
+  own_group = previous[hangup].sa_handler == SIG_IGN ? 1 : 0;
 
   // Signals that arrive before child_pid is known stay pending until it is, then get forwarded.
   sigset_t blocked;
@@ -167,6 +185,7 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
     if (::getppid() != parent) ::_exit(128 + SIGTERM);
     // exec resets caught signals to their default; nothing else to undo.
     ::close(status_pipe[0]);
+    if (own_group != 0) start_own_group();
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
     ::execv(path.c_str(), args.data());
     const int error = errno;

@@ -1,8 +1,11 @@
 #include "run_main.hpp"
 
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -227,6 +230,24 @@ void announce(PreparedJob& job, const MpirunCommand& command, const std::string&
   }
 }
 
+/// A closed stdin (`popdist run ... <&-`) becomes /dev/null: mpirun would otherwise wait on the first
+/// file it opens as if it were its input, and the job would never start.
+void give_closed_stdin_null() {
+  if (::fcntl(STDIN_FILENO, F_GETFD) >= 0 || errno != EBADF) return;
+  const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: 0
+  if (null > STDIN_FILENO) ::close(null);
+}
+
+/// Under a process limit (ulimit -u; root has none), a job that fails at its start may have hit
+/// it: each instance is two processes (its agent and the program) plus MPI's threads.
+std::string process_limit_hint() {
+  struct rlimit limit {};
+  if (::geteuid() == 0 || ::getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
+  return fmt::format("  the process limit (ulimit -u) is {}: each instance takes two processes (its agent and the "
+                     "program) and MPI's threads; a start-up failure such as \"pmix_init failed\" may be this limit\n",
+                     static_cast<unsigned long long>(limit.rlim_cur));
+}
+
 /// `popdist stacks` finds a running job by this file (stack_report.hpp): our pid and the instance count.
 void write_launcher_file(const std::string& job_dir, int num_instances) {
   if (job_dir.empty()) return;
@@ -261,7 +282,7 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
   if (status != 0 && status != stall_status && stop_signal_received() == 0) {
     const auto report = failure_report(recorded_failures(job_dir.path()), start, attempt,
                                        job.options.max_restarts + 1, status);
-    fmt::print(stderr, "{}", report);
+    fmt::print(stderr, "{}{}", report, process_limit_hint());
     std::fflush(stderr);
   }
   return status;
@@ -307,6 +328,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     print_command(stdout, first, job.plan, job.context);
     return 0;
   }
+  give_closed_stdin_null();
   try {
     if (job.hooked_python_path) ::setenv("PYTHONPATH", job.hooked_python_path->c_str(), 1);  // for mpirun to pass on
     return run_attempts(job, *mpirun);
