@@ -113,7 +113,9 @@ def _agreement_seconds():
 
 
 def _under_torchrun():
-    return "TORCHELASTIC_RUN_ID" in _os.environ or _api.topology().launcher == "torchrun"
+    # Not TORCHELASTIC_RUN_ID alone: popdist run exports it too (for Lightning) and has no agent
+    # store; it says POPDIST_LAUNCHER=openmpi, so popdist's detection names the launcher.
+    return _api.topology().launcher == "torchrun"
 
 
 def _default_backend():

@@ -175,7 +175,8 @@ def dry_run(popdist):
 
     def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
         return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
-                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500 TORCHELASTIC_RUN_ID=popdist-29500 "
+                "TORCHELASTIC_USE_AGENT_STORE=False POPDIST_LAUNCHER=openmpi")
 
     for i in range(2):
         contexts += ([":"] if i else []) + [
