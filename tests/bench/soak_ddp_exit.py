@@ -17,6 +17,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,8 +30,9 @@ PROGRAMS = {"readme": os.path.join(ROOT, "examples", "train_torch_ddp.py"),
             "global-model": os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_exit_global_model.py")}
 PYTHON = sys.executable  # this interpreter (never a pyenv shim)
 ABORT_MARKERS = ("terminate called", "Aborted", "core dumped", "MPI_ABORT", "Segmentation fault")
-# Lines the program never prints: a warning, or popdist's teardown reporting a failure.
-NOISE_MARKERS = ("Warning:", "releasing torch.distributed at exit failed")
+# Lines the program never prints: a Python warning (FutureWarning: ...), or popdist's teardown
+# reporting a failure. (mpirun's own "Warning: could not find ..." is not the program's.)
+NOISE = re.compile(r"[A-Za-z]Warning: |releasing torch\.distributed at exit failed")
 
 
 def environment():
@@ -86,7 +88,7 @@ def main():
             trained = "converged=" in output
             statuses[result.returncode] += 1
             aborts += bool(result.returncode != 0 or marker)
-            noise = next((line.strip() for line in output.splitlines() if any(m in line for m in NOISE_MARKERS)), "")
+            noise = next((line.strip() for line in output.splitlines() if NOISE.search(line)), "")
             noisy += bool(noise)
             print(f"run {run}/{args.runs}: exit {result.returncode}, {seconds:.1f} s, trained={trained}"
                   f"{', ' + marker if marker else ''}{', ' + noise if noise else ''}", flush=True)
