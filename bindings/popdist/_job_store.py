@@ -104,6 +104,11 @@ class StoreServer:
 
     def close(self):
         """Stops accepting; the connections end with their clients."""
+        try:
+            # close() alone leaves the port listening while the accept thread is inside accept()
+            self._listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already shut down
         self._listener.close()
 
     def _serve(self, connection):

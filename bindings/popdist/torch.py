@@ -113,7 +113,9 @@ def _agreement_seconds():
 
 
 def _under_torchrun():
-    return "TORCHELASTIC_RUN_ID" in _os.environ or _api.topology().launcher == "torchrun"
+    # Not TORCHELASTIC_RUN_ID alone: popdist run exports it too (for Lightning) and has no agent
+    # store; it says POPDIST_LAUNCHER=openmpi, so popdist's detection names the launcher.
+    return _api.topology().launcher == "torchrun"
 
 
 def _default_backend():
@@ -170,6 +172,7 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         # torchrun's agent already rendezvoused: its MASTER_ADDR/PORT, RANK and WORLD_SIZE as they are.
         _dist.init_process_group(backend, init_method="env://", **kwargs)
     else:
+        _close_store()  # a group destroyed since: its server would hold MASTER_PORT
         _store, rank, world = rendezvous(timeout)
         _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
     # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
@@ -181,6 +184,24 @@ def init_process_group(backend=None, timeout=None, **kwargs):
 
 
 _release_registered = False
+
+
+def _forget_store():
+    # At exit the server keeps serving until the process ends: a peer may still be tearing down.
+    global _store
+    _store = None
+
+
+def _close_store():
+    """Closes the store of an earlier group (its connections, and instance 0's server)."""
+    global _store
+    store, _store = _store, None
+    if store is None:
+        return
+    store.close()
+    server = getattr(store, "server", None)
+    if server is not None:
+        server.close()
 
 
 def _arrange_release_at_exit():
@@ -201,17 +222,21 @@ def _release_torch_at_exit():
     cycles, detach any DDP module still alive from its reducer and group, destroy the group, and
     collect again, which destroys the group and joins its threads here. popdist's MPI is finalized
     after all this (its exit handler runs after the interpreter)."""
-    global _store
     import gc
     import sys
+    import warnings
 
     try:
-        gc.collect()
-        _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
-        if _dist.is_initialized():
-            _dist.destroy_process_group()
-        _store = None
-        gc.collect()
+        # Warnings raised by this teardown are popdist's, not the program's: none is shown, and
+        # under -W error none ends it.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gc.collect()
+            _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
+            if _dist.is_initialized():
+                _dist.destroy_process_group()
+            _forget_store()
+            gc.collect()
     except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
         print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
 
@@ -220,7 +245,10 @@ def _detach_ddp_modules(gc, ddp):
     # A function of its own: no reference to a module outlives it.
     if ddp is None:
         return
-    for module in [o for o in gc.get_objects() if isinstance(o, ddp.DistributedDataParallel)]:
+    # type(), not isinstance(): isinstance reads __class__, which some objects answer with a
+    # warning (torch.distributed.reduce_op) or arbitrary code.
+    wanted = ddp.DistributedDataParallel
+    for module in [o for o in gc.get_objects() if issubclass(type(o), wanted)]:
         for name in ("logger", "reducer", "process_group"):
             module.__dict__.pop(name, None)
 
@@ -360,13 +388,16 @@ class DataLoader(_data.DataLoader):
     not divide among the instances, the loader an incomplete last batch. ``set_epoch(e)`` forwards
     to the sampler. Other keyword arguments go to torch's DataLoader.
 
-    ``sampler=`` (or ``batch_sampler=``) given: used as is (it decides the order: ``shuffle`` and
-    ``seed`` are ignored), and no popdist sampler is made. That is how Lightning rebuilds a loader it was given (for predict(),
-    validate(), or to add its own DistributedSampler): it calls the loader's class again with the
-    same arguments plus ``sampler=``."""
+    ``sampler=`` or ``batch_sampler=`` is refused (UsageError) unless it is already sharded over
+    popdist's instances: a torch ``DistributedSampler`` (popdist's, or one Lightning makes) with
+    this job's ``num_replicas`` and ``rank``, or a batch sampler over one. Any other sampler would
+    make every instance read the whole data set. Lightning rebuilds a loader it was given by calling
+    its class again with the same arguments plus its sharded ``sampler=``: that is accepted and used
+    as is (it decides the order: ``shuffle`` and ``seed`` are ignored)."""
 
     def __init__(self, dataset, batch_size=1, shuffle=False, seed=None, drop_last=False, **kwargs):
         if kwargs.get("sampler") is not None or kwargs.get("batch_sampler") is not None:
+            _check_sharded(kwargs.get("sampler"), kwargs.get("batch_sampler"))
             # The sampler decides the order (torch refuses shuffle=True beside one; Lightning passes both).
             super().__init__(dataset, batch_size=batch_size, drop_last=drop_last, **kwargs)
             return
@@ -379,3 +410,21 @@ class DataLoader(_data.DataLoader):
         """Reshuffles for ``epoch`` (the same order on every instance)."""
         if hasattr(self.sampler, "set_epoch"):
             self.sampler.set_epoch(epoch)
+
+
+def _check_sharded(sampler, batch_sampler):
+    """A sampler given to DataLoader must already shard over popdist's instances (see DataLoader)."""
+    name, given = ("sampler", sampler) if sampler is not None else ("batch_sampler", batch_sampler)
+    inner = sampler if sampler is not None else getattr(batch_sampler, "sampler", None)
+    world, rank = _api.getNumInstances(), _api.getInstanceIndex()
+    if isinstance(inner, _TorchDistributedSampler) and (inner.num_replicas, inner.rank) == (world, rank):
+        return
+    if isinstance(inner, _TorchDistributedSampler):
+        why = (f"it shards for rank {inner.rank} of {inner.num_replicas}, but this is instance {rank} of {world}")
+    else:
+        why = ("it is not a DistributedSampler over popdist's instances, so every instance would read the whole "
+               "data set")
+    raise UsageError(f"popdist.torch.DataLoader: {name}={_api._shown(repr(given))} is refused: {why}. "
+                     "popdist.torch.DataLoader shards with its own sampler: leave sampler/batch_sampler out (pass "
+                     "shuffle= and seed= instead), or use torch.utils.data.DataLoader with your sampler and shard "
+                     "it yourself (popdist.torch.DistributedSampler shards a data set)")

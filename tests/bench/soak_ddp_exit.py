@@ -9,6 +9,7 @@ them.
     python3 tests/bench/soak_ddp_exit.py --launcher mpirun --runs 20
     python3 tests/bench/soak_ddp_exit.py --launcher torchrun --runs 20
     python3 tests/bench/soak_ddp_exit.py --program global-model --runs 20   # the model alive at exit
+    python3 tests/bench/soak_ddp_exit.py --warnings-as-errors --runs 20     # python3 -W error
 
 Prints one line per run (status, seconds, the first abort line seen) and a JSON summary line."""
 
@@ -16,6 +17,7 @@ import argparse
 import collections
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +30,9 @@ PROGRAMS = {"readme": os.path.join(ROOT, "examples", "train_torch_ddp.py"),
             "global-model": os.path.join(os.path.dirname(os.path.abspath(__file__)), "ddp_exit_global_model.py")}
 PYTHON = sys.executable  # this interpreter (never a pyenv shim)
 ABORT_MARKERS = ("terminate called", "Aborted", "core dumped", "MPI_ABORT", "Segmentation fault")
+# Lines the program never prints: a Python warning (FutureWarning: ...), or popdist's teardown
+# reporting a failure. (mpirun's own "Warning: could not find ..." is not the program's.)
+NOISE = re.compile(r"[A-Za-z]Warning: |releasing torch\.distributed at exit failed")
 
 
 def environment():
@@ -47,8 +52,9 @@ def popdist_cli(given):
     return beside if os.path.exists(beside) else shutil.which("popdist")
 
 
-def command(launcher, instances, cli, program_name, checkpoint):
-    program = [PYTHON, PROGRAMS[program_name]] + (["--checkpoint", checkpoint] if program_name == "readme" else [])
+def command(launcher, instances, cli, program_name, checkpoint, python_options=()):
+    program = [PYTHON, *python_options, PROGRAMS[program_name]]
+    program += ["--checkpoint", checkpoint] if program_name == "readme" else []
     if launcher == "popdist-run":
         return [cli, "run", "--num-instances", str(instances), "--", *program]
     if launcher == "mpirun":
@@ -65,11 +71,14 @@ def main():
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--instances", type=int, default=2)
     parser.add_argument("--cli", help="the popdist command (default: the one installed beside this Python)")
+    parser.add_argument("--warnings-as-errors", action="store_true", help="run the program with python -W error")
     args = parser.parse_args()
     statuses = collections.Counter()
-    aborts = 0
+    aborts = noisy = 0
+    python_options = ["-W", "error"] if args.warnings_as_errors else []
     with tempfile.TemporaryDirectory() as tmp:
-        argv = command(args.launcher, args.instances, popdist_cli(args.cli), args.program, os.path.join(tmp, "model.pt"))
+        argv = command(args.launcher, args.instances, popdist_cli(args.cli), args.program, os.path.join(tmp, "model.pt"),
+                       python_options)
         for run in range(1, args.runs + 1):
             start = time.monotonic()
             result = subprocess.run(argv, capture_output=True, text=True, env=environment(), timeout=600)
@@ -79,12 +88,16 @@ def main():
             trained = "converged=" in output
             statuses[result.returncode] += 1
             aborts += bool(result.returncode != 0 or marker)
+            noise = next((line.strip() for line in output.splitlines() if NOISE.search(line)), "")
+            noisy += bool(noise)
             print(f"run {run}/{args.runs}: exit {result.returncode}, {seconds:.1f} s, trained={trained}"
-                  f"{', ' + marker if marker else ''}", flush=True)
+                  f"{', ' + marker if marker else ''}{', ' + noise if noise else ''}", flush=True)
             if result.returncode != 0 and not trained:
                 print(output[-2000:], flush=True)
     print(json.dumps({"launcher": args.launcher, "program": args.program, "instances": args.instances, "runs": args.runs,
-                      "exit_statuses": {str(k): v for k, v in sorted(statuses.items())}, "aborted_runs": aborts}))
+                      "python_options": python_options,
+                      "exit_statuses": {str(k): v for k, v in sorted(statuses.items())}, "aborted_runs": aborts,
+                      "runs_with_warnings": noisy}))
 
 
 if __name__ == "__main__":

@@ -174,7 +174,8 @@ def dry_run(popdist):
 
     def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
         return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
-                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500 TORCHELASTIC_RUN_ID=popdist-29500 "
+                "TORCHELASTIC_USE_AGENT_STORE=False POPDIST_LAUNCHER=openmpi")
 
     # one app context for both instances: each agent derives its own variables from its rank
     context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",

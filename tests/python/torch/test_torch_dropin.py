@@ -1,9 +1,13 @@
 """`popdist run` as a drop-in for torchrun: scripts written for torchrun's variables (torch's env://
 rendezvous, HuggingFace Accelerate) run unchanged under `popdist run`, on one host and on two fake
 hosts (the testbed's fake_rsh.sh); popdist.torch keeps working with those variables present; a
-taken MASTER_PORT is an error naming the port, not a hang. Real torch and Accelerate, no mocks."""
+taken MASTER_PORT is an error naming the port, not a hang; an unmodified Lightning script takes
+popdist run's MASTER_ADDR/MASTER_PORT (with or without mpi4py, on a host whose name resolves
+nowhere, on two fake hosts). Real torch, Accelerate and Lightning, no mocks."""
 
+import json
 import os
+import shutil
 
 import pytest
 
@@ -110,3 +114,43 @@ def test_collective_left_in_flight_at_exit_does_not_abort(tmp_path):
         assert result.returncode == 0, f"run {attempt}: {result.stderr}"
         assert "terminate called" not in result.stderr, result.stderr
         assert sorted(r["rank"] for r in found.values()) == [0, 1]
+
+
+def unshared_hostname(argv):
+    """argv in a UTS namespace whose host name resolves nowhere (root and unshare(1) needed)."""
+    if os.geteuid() != 0 or shutil.which("unshare") is None:
+        pytest.skip("a made-up host name needs root and unshare(1)")
+    return ["unshare", "--uts", "sh", "-c", 'hostname popdist-unresolvable-host && exec "$@"', "sh", *argv]
+
+
+def check_lightning_used_popdist_run(found, instances):
+    """Lightning took torchrun's environment, and with it popdist run's MASTER_ADDR/MASTER_PORT."""
+    for index, r in found.items():
+        assert r["environment"] == "TorchElasticEnvironment", r
+        assert (r["global_rank"], r["world_size"]) == (index, instances), r
+        assert [r["main_address"], str(r["main_port"])] == r["master"], r
+    assert len({tuple(r["master"]) for r in found.values()}) == 1, found
+    assert len({json.dumps(r["weights"]) for r in found.values()}) == 1, "weights differ after Lightning's DDP"
+
+
+@pytest.mark.parametrize("case", ["mpi4py", "hide-mpi4py", "unresolvable-host"])
+def test_unmodified_lightning_uses_popdist_runs_rendezvous(tmp_path, case):
+    pytest.importorskip("lightning", reason="the Lightning check needs Lightning (pip install lightning)")
+    argv = popdist_run(2, *python("lightning_unmodified.py", tmp_path, 2, 1, case))
+    if case == "unresolvable-host":
+        argv = unshared_hostname(argv)
+    result = run(argv, timeout=240)
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    check_lightning_used_popdist_run(found, 2)
+    assert found[0]["master"][0] == "127.0.0.1", found[0]  # one host: loopback
+
+
+def test_unmodified_lightning_two_fake_hosts(tmp_path):
+    pytest.importorskip("lightning", reason="the Lightning check needs Lightning (pip install lightning)")
+    result = run(popdist_run(2, *python("lightning_unmodified.py", tmp_path, 1, 2), hosts="hostA,hostB"),
+                 timeout=240, TMPDIR=str(tmp_path))
+    found = reports(tmp_path, result, 2)
+    assert result.returncode == 0, result.stderr
+    check_lightning_used_popdist_run(found, 2)
+    assert not found[0]["master"][0].startswith("127."), found[0]

@@ -136,13 +136,20 @@ found["seed"] = ours.seed
 found["same"] = list(ours) == list(Torch(data, 1, 0, seed=42))
 torch.manual_seed(42)
 found["reproducible"] = list(popdist.torch.DistributedSampler(data)) == list(ours)
-# A sampler of the caller's (Lightning's rebuild passes sampler= and shuffle=) is used as is.
-given = torch.utils.data.SequentialSampler(data)
+# A sharded sampler (Lightning's rebuild passes sampler= and shuffle=) is used as is; one that does
+# not shard is refused even alone, so that a script does not start failing at two instances.
+given = Torch(data, 1, 0, shuffle=False)
 loader = popdist.torch.DataLoader(data, batch_size=5, shuffle=True, sampler=given)
 found["given_sampler"] = loader.sampler is given and [b.tolist() for b in loader][0] == [0, 1, 2, 3, 4]
+try:
+    popdist.torch.DataLoader(data, sampler=torch.utils.data.SequentialSampler(data))
+except popdist.UsageError as error:
+    found["unsharded"] = str(error)
 print(json.dumps(found))
 """)
+    unsharded = found.pop("unsharded", "")
     assert found == {"positional": True, "seed": 42, "same": True, "reproducible": True, "given_sampler": True}
+    assert "sampler=<torch.utils.data.sampler.SequentialSampler" in unsharded and "refused" in unsharded
 
 
 def test_unreachable_master_addr_alone_is_one_clear_error():

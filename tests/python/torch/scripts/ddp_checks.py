@@ -116,7 +116,7 @@ report["weights"] = [p.detach().flatten().tolist() for p in model.parameters()]
 report["seconds"] = time.monotonic() - start
 write()
 dist.destroy_process_group()
-if "TORCHELASTIC_RUN_ID" in os.environ:
+if popdist.topology().launcher == "torchrun":  # popdist run exports TORCHELASTIC_RUN_ID too
     # Under torchrun popdist starts no MPI and no thread of its own; torch's gloo threads have been
     # seen (once, in CI under load) to abort the interpreter's exit after everything above was done
     # and written ("terminate called without an active exception"). The checks are in the report;
