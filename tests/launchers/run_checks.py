@@ -174,13 +174,13 @@ def dry_run(popdist):
 
     def torchrun(i):  # torchrun's variables, after the POPDIST_* ones
         return (f"RANK={i} WORLD_SIZE=2 LOCAL_RANK=0 LOCAL_WORLD_SIZE=1 GROUP_RANK={i} GROUP_WORLD_SIZE=2 "
-                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500 TORCHELASTIC_RUN_ID=popdist-29500 "
-                "TORCHELASTIC_USE_AGENT_STORE=False POPDIST_LAUNCHER=openmpi")
+                "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
 
     # one app context for both instances: each agent derives its own variables from its rank
     context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
                "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
-               "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "MYVAR=1",
+               "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "TORCHELASTIC_RUN_ID=popdist-run-29500",
+               "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", "MYVAR=1",
                os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--omp-threads", "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--map-by", "ppr:1:node", "--tag-output", "--bind-to", "none",
                 "--mca", "odls_base_sigkill_timeout", "1", "--mca", "btl", "self,tcp", *context]

@@ -504,6 +504,16 @@ std::vector<Layout> synthetic_layouts() {
     row.warnings = {"openmpi rank 2 of 3"};
     rows.push_back(row);
   }
+  // popdist run's own run id (for Lightning) is no torchrun: its instances are Open MPI's, and the
+  // torchrun variables it exports agree with them.
+  rows.push_back(launched("torchrun: popdist run's run id is Open MPI's", "ompi.rank2",
+                          {{"TORCHELASTIC_RUN_ID", "popdist-run-29500"}, {"RANK", "2"}, {"WORLD_SIZE", "3"},
+                           {"LOCAL_RANK", "2"}, {"LOCAL_WORLD_SIZE", "3"}},
+                          Launcher::OpenMpi, 2, 3, 2, 3, std::nullopt));
+  rows.push_back(launched("torchrun: a run id that only contains popdist-run- is torchrun's", "",
+                          {{"TORCHELASTIC_RUN_ID", "my-popdist-run-1"}, {"RANK", "0"}, {"WORLD_SIZE", "2"},
+                           {"LOCAL_RANK", "0"}, {"LOCAL_WORLD_SIZE", "2"}},
+                          Launcher::Torchrun, 0, 2, 0, 2, std::nullopt));
   // ---- Slurm steps --------------------------------------------------------------------------
   const EnvMap step = {{"SLURM_JOB_ID", "9"}, {"SLURM_STEP_ID", "0"}, {"SLURM_STEP_NUM_TASKS", "7"},
                        {"SLURM_STEP_TASKS_PER_NODE", "2(x3),1"}, {"SLURM_NTASKS", "64"}, {"SLURM_STEP_NUM_NODES", "4"}};

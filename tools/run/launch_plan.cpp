@@ -52,11 +52,6 @@ std::vector<std::pair<std::string, std::string>> torchrun_variables(const Launch
       {"GROUP_WORLD_SIZE", std::to_string(plan.hosts.size())},
       {"MASTER_ADDR", master_addr},
       {"MASTER_PORT", std::to_string(master_port)},
-      // Lightning and torch.distributed.is_torchelastic_launched() key torchrun on its run id:
-      // without it Lightning prefers its MPIEnvironment (mpi4py) and ignores MASTER_ADDR/PORT.
-      {"TORCHELASTIC_RUN_ID", "popdist-" + std::to_string(master_port)},
-      {"TORCHELASTIC_USE_AGENT_STORE", "False"},  // rank 0's env:// serves the store: no agent here
-      {"POPDIST_LAUNCHER", "openmpi"},             // popdist's own identity stays Open MPI's
   };
 }
 

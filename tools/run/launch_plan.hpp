@@ -48,11 +48,9 @@ struct LaunchPlan {
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> popdist_variables(const LaunchPlan& plan, int index);
 
 /// torchrun's variables of instance `index` (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
-/// GROUP_RANK = host index, GROUP_WORLD_SIZE = hosts, MASTER_ADDR, MASTER_PORT,
-/// TORCHELASTIC_RUN_ID = "popdist-<port>", TORCHELASTIC_USE_AGENT_STORE=False), so that scripts
-/// written for torchrun's env:// and Lightning (which picks its environment by
-/// TORCHELASTIC_RUN_ID) run unchanged; and POPDIST_LAUNCHER=openmpi, because popdist's detection
-/// would key torchrun on TORCHELASTIC_RUN_ID: under popdist run Open MPI's variables stay the identity.
+/// GROUP_RANK = host index, GROUP_WORLD_SIZE = hosts, MASTER_ADDR, MASTER_PORT), so that scripts
+/// written for torchrun's env:// run unchanged. The job-wide TORCHELASTIC_* ones are the
+/// attempt's (run_main.cpp: torch_job_variables).
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> torchrun_variables(const LaunchPlan& plan, int index,
                                                                                   const std::string& master_addr,
                                                                                   int master_port);

@@ -108,15 +108,23 @@ struct PreparedJob {
   bool fixed_port = false;         ///< --master-port or MASTER_PORT: every attempt uses it
 };
 
-/// The variables an attempt exports to every instance besides the plan's.
+/// The variables an attempt exports to every instance besides the plan's. Lightning and
+/// torch.distributed.is_torchelastic_launched() know torchrun by TORCHELASTIC_RUN_ID (without
+/// it Lightning prefers its MPI environment and ignores MASTER_ADDR/MASTER_PORT); popdist's own
+/// detection reads a run id "popdist-run-..." as no torchrun (a torchrun started by an instance
+/// gives its workers an id of its own), so Open MPI's variables stay the identity.
 std::vector<std::pair<std::string, std::string>> attempt_exports(const RunOptions& options, int attempt,
-                                                                 const std::string& job_dir) {
+                                                                 const MpirunContext& context) {
   std::vector<std::pair<std::string, std::string>> exports{
       {"POPDIST_RESTART_COUNT", std::to_string(attempt)},
       {"TORCHELASTIC_RESTART_COUNT", std::to_string(attempt)},
       {"TORCHELASTIC_MAX_RESTARTS", std::to_string(options.max_restarts)},
   };
-  if (!job_dir.empty()) exports.emplace_back("POPDIST_RUN_JOB_DIR", job_dir);
+  if (!context.master_addr.empty()) {
+    exports.emplace_back("TORCHELASTIC_RUN_ID", fmt::format("popdist-run-{}", context.master_port));
+    exports.emplace_back("TORCHELASTIC_USE_AGENT_STORE", "False");  // instance 0's env:// serves the store
+  }
+  if (!context.job_directory.empty()) exports.emplace_back("POPDIST_RUN_JOB_DIR", context.job_directory);
   return exports;
 }
 
@@ -129,7 +137,7 @@ MpirunContext attempt_context(const PreparedJob& job, int attempt, const std::st
         (std::filesystem::absolute(job.options.log_dir) / fmt::format("attempt_{}", attempt)).lexically_normal().string();
   }
   if (attempt > 0 && !job.fixed_port && !context.master_addr.empty()) context.master_port = real_network().free_port();
-  for (auto& exported : attempt_exports(job.options, attempt, job_dir)) context.exports.push_back(std::move(exported));
+  for (auto& exported : attempt_exports(job.options, attempt, context)) context.exports.push_back(std::move(exported));
   return context;
 }
 

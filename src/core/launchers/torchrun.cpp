@@ -1,12 +1,22 @@
 // torchrun (torch.distributed.run, TorchElastic): RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 // GROUP_RANK, marked by TORCHELASTIC_RUN_ID.
 
+#include <string_view>
+
 #include "core/launchers/reading.hpp"
 
 namespace popdist::detail {
 namespace {
 
-std::optional<std::string> present(const EnvLookup& env) { return first_set(env, {"TORCHELASTIC_RUN_ID"}); }
+// `popdist run` sets TORCHELASTIC_RUN_ID=popdist-run-<port> for Lightning's sake; its instances
+// are Open MPI's. A torchrun that an instance starts gives its workers a run id of its own.
+constexpr std::string_view kPopdistRunId = "popdist-run-";
+
+std::optional<std::string> present(const EnvLookup& env) {
+  const auto run_id = env("TORCHELASTIC_RUN_ID");
+  if (run_id && run_id->rfind(kPopdistRunId, 0) == 0) return std::nullopt;
+  return first_set(env, {"TORCHELASTIC_RUN_ID"});
+}
 
 Identity read(const EnvLookup& env) {
   Identity identity;
