@@ -12,7 +12,7 @@ import sys
 import tempfile
 import time
 
-from launcher_common import check, describe, main, mpi_test_environment, run
+from launcher_common import check, describe, main, mpi_test_environment, processes_with, run
 
 
 def popdist_env(popdist, **extra):
@@ -20,19 +20,6 @@ def popdist_env(popdist, **extra):
     env["OMP_NUM_THREADS"] = "1"
     env.update(extra)
     return env
-
-
-def processes_with(token):
-    """Pids whose command line holds `token` (this process excluded)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if token.encode() in f.read() and int(pid) != os.getpid():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
 
 
 def sleepers(token):

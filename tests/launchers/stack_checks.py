@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 
-from launcher_common import CheckFailed, check, describe, main, mpi_test_environment, run, skip
+from launcher_common import CheckFailed, check, describe, main, mpi_test_environment, processes_with, run, skip
 
 # Instance 0 waits in an all_reduce that instance 1 never joins; instance 1 sleeps inside a
 # DataLoader's iteration (num_workers=0: __getitem__ runs in its main thread).
@@ -55,18 +55,6 @@ def popdist_env(popdist):
 
 def line_of(text, marker):
     return next(number for number, line in enumerate(text.splitlines(), 1) if marker in line)
-
-
-def processes_with(token):
-    pids = []
-    for pid in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if token.encode() in f.read():
-                    pids.append(int(pid))
-        except (OSError, ValueError):
-            pass
-    return [pid for pid in pids if pid != os.getpid()]
 
 
 def summary_line(report, index):

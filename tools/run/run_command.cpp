@@ -37,15 +37,15 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->multi_option_policy(last)
       ->capture_default_str();
   sub.add_option("--log-dir", options.log_dir,
-                                 "Write each instance's stdout and stderr to DIR/attempt_K/INSTANCE/{stdout,stderr}.log "
-                                 "instead of the terminal")
+                 "Write each instance's stdout and stderr to DIR/attempt_K/INSTANCE/{stdout,stderr}.log instead of "
+                 "the terminal")
       ->check(not_empty())
       ->type_name("DIR")
       ->multi_option_policy(last);
   sub.add_flag("--tee", options.tee, "With --log-dir, also print the output (tagged)");
   sub.add_option("--stall-timeout", options.stall_timeout,
-                               "After S seconds without output from any instance, print where every Python instance "
-                               "is and end the job (exit status 125) [default: off]")
+                 "After S seconds without output from any instance, print where every Python instance is and end "
+                 "the job (exit status 125) [default: off]")
       ->check(positive_seconds())
       ->type_name("S")
       ->multi_option_policy(last);

@@ -220,7 +220,8 @@ void announce(PreparedJob& job, const MpirunCommand& command, const std::string&
   if (job.context.omp_threads && !options.dry_run) {
     const auto& host = job.plan.hosts.front();
     say(fmt::format("OMP_NUM_THREADS is not set: each instance gets its host's cores divided among the instances on "
-                    "that host (here {} / {} = {}); set OMP_NUM_THREADS to choose",
+                    "that host (here {} / {} = {}); set OMP_NUM_THREADS to choose (1 on a host shared with other "
+                    "jobs)",
                     local_cores(), host.num_instances, default_omp_threads(local_cores(), host.num_instances)));
   }
   if (options.verbosity >= 1) {
