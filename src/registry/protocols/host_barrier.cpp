@@ -47,7 +47,7 @@ int usable_cores() noexcept {
 /// The longest one sleep on the release lasts: a safety net, wakes are explicit.
 constexpr long kLongestSleepNs = 10'000'000;
 
-/// A futex on a word of the shared window (not FUTEX_PRIVATE: the word is shared between
+/// A futex on a word of the shared segment (not FUTEX_PRIVATE: the word is shared between
 /// processes). Waits while *word == expected, at most `nanoseconds`.
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long nanoseconds) noexcept {
   timespec limit{0, nanoseconds};
