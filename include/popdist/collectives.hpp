@@ -19,8 +19,10 @@
 /// Errors: UsageError (bad root, sizes, ids), MpiError; both derive from popdist_error.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "popdist/half.hpp"
 
@@ -82,3 +84,18 @@ void allGather(const T* send, T* receive, std::size_t count, const std::string& 
 }
 
 }  // namespace popdist::collectives
+
+namespace popdist::detail {
+
+/// The byte collectives behind popdist.torch and popdist.lightning (the Python module's
+/// broadcast_bytes and allgather_bytes) over the current scope; they need init(). `timeout`
+/// (seconds), else POPDIST_SYNC_TIMEOUT, bounds them, with a meeting first that names the members
+/// missing or in another popdist call (src/registry/collective_meeting.hpp); without either, a
+/// plain MPI collective. `operation` names the call in errors.
+[[nodiscard]] std::string broadcast_bytes(const std::string& data, int root, std::optional<double> timeout,
+                                          const std::string& operation);
+/// Every member's bytes, in member order (instance order for all instances); as broadcast_bytes.
+[[nodiscard]] std::vector<std::string> allgather_bytes(const std::string& data, std::optional<double> timeout,
+                                                       const std::string& operation);
+
+}  // namespace popdist::detail

@@ -9,10 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
+#include "registry/collective_meeting.hpp"
+#include "registry/registry.hpp"
+#include "registry/scope.hpp"
 
 namespace popdist::collectives {
 namespace {
@@ -37,6 +41,7 @@ struct Group {
   int size = 1;
   int rank = 0;
   bool alone = false;  ///< one instance, no MPI
+  detail::Entry* entry = nullptr;  ///< the set, for the meeting under POPDIST_SYNC_TIMEOUT
 };
 
 Group group_of(const std::string& id, const char* caller) {
@@ -51,10 +56,33 @@ Group group_of(const std::string& id, const char* caller) {
   }
   group.comm = native_communicator(id);
   if (group.comm == MPI_COMM_NULL) return group;
+  group.entry = id.empty() ? detail::current_entry() : &detail::registry().named(id, caller);
   detail::MpiLock lock;
   detail::check_mpi(MPI_Comm_size(group.comm, &group.size), "MPI_Comm_size");
   detail::check_mpi(MPI_Comm_rank(group.comm, &group.rank), "MPI_Comm_rank");
   return group;
+}
+
+// With POPDIST_SYNC_TIMEOUT set, the members meet first and each MPI call is nonblocking and
+// waited for within the deadline (registry/collective_meeting.hpp); without, the blocking call.
+detail::Deadline meet(const Group& group, const char* caller) {
+  return detail::meet_for_collective(*group.entry, caller, caller, detail::collective_timeout(std::nullopt));
+}
+
+template <typename Blocking, typename Nonblocking>
+void call(const detail::Deadline& deadline, const char* caller, const char* function, const Blocking& blocking,
+          const Nonblocking& nonblocking) {
+  if (!deadline.bounded()) {
+    detail::MpiLock lock;
+    detail::check_mpi(blocking(), function);
+    return;
+  }
+  MPI_Request request = MPI_REQUEST_NULL;
+  {
+    detail::MpiLock lock;
+    detail::check_mpi(nonblocking(&request), function);
+  }
+  detail::finish_collective(&request, 1, deadline, caller, function);
 }
 
 void check_root(int root, const Group& group, const char* caller) {
@@ -80,10 +108,12 @@ void broadcast_in_pieces(void* data, std::size_t count, ElementType type, int ro
   const std::size_t size = element_size(type);
   const std::size_t piece = std::max<std::size_t>(1, std::min<std::size_t>(piece_bytes / size, INT_MAX));
   auto* bytes = static_cast<unsigned char*>(data);
+  const auto deadline = meet(group, caller);
   for (std::size_t done = 0; done < count; done += piece) {
     const int n = static_cast<int>(std::min(piece, count - done));
-    detail::MpiLock lock;
-    detail::check_mpi(MPI_Bcast(bytes + done * size, n, mpi_type(type), root, group.comm), "MPI_Bcast");
+    auto* at = bytes + done * size;
+    call(deadline, caller, "MPI_Bcast", [&] { return MPI_Bcast(at, n, mpi_type(type), root, group.comm); },
+         [&](MPI_Request* r) { return MPI_Ibcast(at, n, mpi_type(type), root, group.comm, r); });
   }
 }
 
@@ -130,11 +160,13 @@ void allReduceSum(void* data, std::size_t count, ElementType type, const std::st
   }
   const std::size_t size = element_size(wire);
   auto* bytes = static_cast<unsigned char*>(buffer);
+  const auto deadline = meet(group, "allReduceSum");
   for (std::size_t done = 0; done < count; done += INT_MAX) {
     const int n = static_cast<int>(std::min<std::size_t>(INT_MAX, count - done));
-    detail::MpiLock lock;
-    detail::check_mpi(MPI_Allreduce(MPI_IN_PLACE, bytes + done * size, n, mpi_type(wire), MPI_SUM, group.comm),
-                      "MPI_Allreduce");
+    auto* at = bytes + done * size;
+    call(deadline, "allReduceSum", "MPI_Allreduce",
+         [&] { return MPI_Allreduce(MPI_IN_PLACE, at, n, mpi_type(wire), MPI_SUM, group.comm); },
+         [&](MPI_Request* r) { return MPI_Iallreduce(MPI_IN_PLACE, at, n, mpi_type(wire), MPI_SUM, group.comm, r); });
   }
   if (type == ElementType::HALF) {
     std::transform(widened.begin(), widened.end(), static_cast<std::uint16_t*>(data), float_to_half);
@@ -164,10 +196,10 @@ void allGather(const void* send, void* receive, std::size_t count, ElementType t
     copy.assign(from, from + bytes);
     send = copy.data();
   }
-  detail::MpiLock lock;
-  detail::check_mpi(MPI_Allgather(send, static_cast<int>(count), mpi_type(type), receive, static_cast<int>(count),
-                                  mpi_type(type), group.comm),
-                    "MPI_Allgather");
+  const int n = static_cast<int>(count);
+  call(meet(group, "allGather"), "allGather", "MPI_Allgather",
+       [&] { return MPI_Allgather(send, n, mpi_type(type), receive, n, mpi_type(type), group.comm); },
+       [&](MPI_Request* r) { return MPI_Iallgather(send, n, mpi_type(type), receive, n, mpi_type(type), group.comm, r); });
 }
 
 }  // namespace popdist::collectives

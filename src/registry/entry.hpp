@@ -60,6 +60,14 @@ struct Entry {
   /// Held for the duration of any synchronize over the set (synchronize_guard.hpp): the threads
   /// of one instance take turns, so that each call is one whole barrier.
   std::mutex synchronize_turn;
+  // The meeting of popdist's own collectives over the set (collective_meeting.hpp).
+  /// The same members under another hash, so other tags: a collective's meeting and a
+  /// synchronize never complete each other. Made on first use (Registry::collectives_of).
+  std::unique_ptr<Entry> collectives;
+  /// On a `collectives` entry: the operation that meets in it now, for notices and errors
+  /// ("" on a set's own entry: synchronize). Written under `collectives_turn`.
+  std::string operation;
+  std::mutex collectives_turn;  ///< on a set's own entry: one collective's meeting at a time
 };
 
 /// The root scope (all instances), what synchronize()'s hot path reads on every call: a

@@ -14,6 +14,7 @@
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
+#include "registry/collective_meeting.hpp"
 #include "registry/instance_sets.hpp"
 #include "registry/lookup.hpp"
 #include "registry/protocols/timed_barrier.hpp"
@@ -69,7 +70,9 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
   const auto timeout = detail::runtime_state().default_timeout;
   if (timeout) {
     try {
-      detail::timed_barrier(entry, *timeout);
+      // Apart from synchronize over the set (collective_meeting.hpp): a member in synchronize()
+      // meanwhile is named, not met.
+      detail::meet_apart(entry, "execute_on_instances (the agreement on the outcome)", *timeout);
     } catch (const TimeoutError& error) {
       // The error names the call the user made (over all instances the members meet in the root
       // scope's barrier, whose own message says "synchronize").

@@ -35,7 +35,10 @@ void Registry::attach(const RuntimeState& runtime) {
     // The host-aware barrier behind synchronize() over all instances, timed or not: made here,
     // in init(), where every instance is known to be present, so that no synchronize has to make
     // it (a timed one could not: its creation is collective and cannot be bounded).
-    const Watchdog watchdog(init_timeout(), "every instance to set up the host barrier in init()");
+    // Every instance has joined MPI by now: a wait here is an instance stopped or stuck in between.
+    const Watchdog watchdog(init_timeout(), "every instance to set up the host barrier in init()",
+                            "every instance had joined MPI, so one stopped or is stuck in MPI_Bcast, "
+                            "MPI_Allreduce or MPI_Comm_split over the job");
     host_barrier_ = std::make_unique<HostBarrier>(runtime.world, runtime.rank, runtime.host);
   }
   root_->host_barrier = host_barrier_.get();
@@ -88,6 +91,20 @@ std::unique_ptr<Entry> Registry::make_entry(std::vector<int> members) const {
   }
   entry->members = std::move(members);
   return entry;
+}
+
+Entry& Registry::collectives_of(Entry& scope) {
+  if (scope.collectives) return *scope.collectives;
+  auto meeting = make_entry(scope.members);
+  // Salted apart from the set's own hash (and the root scope's salt): its own timed tags.
+  meeting->hash = scope.hash ^ 0xc2b2ae3d27d4eb4fULL;
+  meeting->arrived_tag = timed_tag(meeting->hash, TimedKind::Arrived, tag_ub_);
+  meeting->gave_up_tag = timed_tag(meeting->hash, TimedKind::GaveUp, tag_ub_);
+  meeting->name = scope.name;
+  meeting->owns_comm = false;
+  std::lock_guard<std::mutex> guard(maps_mutex_);  // release_all reads `collectives`
+  scope.collectives = std::move(meeting);
+  return *scope.collectives;
 }
 
 Entry& Registry::add_locked(std::vector<int> members) {
@@ -204,8 +221,12 @@ void Registry::release_all() noexcept {
   bump_registry_generation();
   // The GAVE_UP receives that timed synchronizes leave posted, before the control communicator
   // they listen on is freed (finalize() frees it next).
-  for (auto& [members, entry] : by_set_) cancel_timed_receives(*entry, usable);
-  if (root_) cancel_timed_receives(*root_, usable);
+  const auto cancel = [usable](Entry& entry) {
+    cancel_timed_receives(entry, usable);
+    if (entry.collectives) cancel_timed_receives(*entry.collectives, usable);
+  };
+  for (auto& [members, entry] : by_set_) cancel(*entry);
+  if (root_) cancel(*root_);
   // by_set_ is ordered by the member list, so every instance frees its communicators in the
   // same order (MPI_Comm_free is collective in the standard's terms).
   for (auto& [members, entry] : by_set_) {

@@ -55,6 +55,10 @@ class Registry {
   void ensure_created(Entry& entry, std::optional<double> timeout = std::nullopt,
                       const char* caller = "register_communicator");
 
+  /// The meeting of popdist's own collectives over `scope` (entry.hpp), made on first use; call
+  /// with `scope.collectives_turn` held. No MPI call.
+  Entry& collectives_of(Entry& scope);
+
  private:
   void reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
              std::optional<double> default_timeout, double census_after);

@@ -11,17 +11,16 @@
 
 namespace popdist::detail {
 
-Watchdog::Watchdog(std::optional<double> seconds, std::string what) {
+Watchdog::Watchdog(std::optional<double> seconds, std::string what, std::string cause) {
   if (!seconds) return;
   const auto limit = std::chrono::duration<double>(std::min(*seconds, 1e9));
-  thread_ = std::thread([this, limit, seconds = *seconds, what = std::move(what)] {
+  thread_ = std::thread([this, limit, seconds = *seconds, what = std::move(what), cause = std::move(cause)] {
     std::unique_lock<std::mutex> lock(mutex_);
     if (done_changed_.wait_for(lock, limit, [this] { return done_; })) return;
     // One write(2), not stdio or the logger: the main thread is inside MPI and may hold locks.
-    const auto text = fmt::format("popdist: init: waited {} s (POPDIST_SYNC_TIMEOUT, at least {:g} s in init()) for {}; some instance of the "
-                                  "job never joined (died or stopped before init()), and MPI does not return without "
-                                  "it: ending this process (exit status {})\n",
-                                  seconds, init_timeout_floor, what, kExitStatus);
+    const auto text = fmt::format("popdist: init: waited {} s (POPDIST_SYNC_TIMEOUT, at least {:g} s in init()) for {}; {}, "
+                                  "and MPI does not return without it: ending this process (exit status {})\n",
+                                  seconds, init_timeout_floor, what, cause, kExitStatus);
     [[maybe_unused]] const auto written = ::write(STDERR_FILENO, text.data(), text.size());
     std::_Exit(kExitStatus);
   });

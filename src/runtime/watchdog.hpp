@@ -20,8 +20,11 @@ class Watchdog {
   /// Exit status of a process the watchdog ends (the `timeout` command's).
   static constexpr int kExitStatus = 124;
 
-  /// Arms a watchdog for `seconds` (none: no thread at all). `what` completes "waited for ...".
-  Watchdog(std::optional<double> seconds, std::string what);
+  /// What is usually wrong when MPI's start-up does not return.
+  static constexpr const char* kNeverJoined = "some instance of the job never joined (died or stopped before init())";
+  /// Arms a watchdog for `seconds` (none: no thread at all). `what` completes "waited for ...";
+  /// `cause` says what is likely wrong (the stage decides: later ones know everyone joined).
+  Watchdog(std::optional<double> seconds, std::string what, std::string cause = kNeverJoined);
   /// Disarms it (the guarded calls returned) and joins the thread.
   ~Watchdog();
   Watchdog(const Watchdog&) = delete;

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
 #include <ctime>
 
 #include <algorithm>
 #include <chrono>
-#include <memory>
 #include <new>
 #include <vector>
 
@@ -47,7 +47,7 @@ int usable_cores() noexcept {
 /// The longest one sleep on the release lasts: a safety net, wakes are explicit.
 constexpr long kLongestSleepNs = 10'000'000;
 
-/// A futex on a word of the shared window (not FUTEX_PRIVATE: the word is shared between
+/// A futex on a word of the shared segment (not FUTEX_PRIVATE: the word is shared between
 /// processes). Waits while *word == expected, at most `nanoseconds`.
 void futex_wait(std::atomic<std::uint32_t>& word, std::uint32_t expected, long nanoseconds) noexcept {
   timespec limit{0, nanoseconds};
@@ -94,33 +94,10 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
   const bool oversubscribed = local_count_ > usable_cores();
   spin_polls_ = oversubscribed ? 0 : kSpinPolls;
   yield_polls_ = oversubscribed ? kOversubscribedYieldPolls : kYieldPolls;
-  // The leader (local rank 0) allocates the shared words; the others map them.
-  void* base = nullptr;
-  // MPI only promises the window's base the alignment of its displacement unit: room for moving
-  // the words up to their 64-byte (cache line) alignment.
-  const MPI_Aint bytes =
-      local_rank_ == 0
-          ? static_cast<MPI_Aint>(sizeof(Shared) + alignof(Shared) - 1 +
-                                  static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>))
-          : 0;
-  const int allocated = MPI_Win_allocate_shared(bytes, 1, MPI_INFO_NULL, shared, &base, &window_);
-  MPI_Aint size = 0;
-  int unit = 0;
-  const int queried =
-      allocated == MPI_SUCCESS ? MPI_Win_shared_query(window_, 0, &size, &unit, &base) : allocated;
-  if (!agree_on_window(world, allocated, queried, base, size)) return;  // MPI_Barrier instead
-  // The leader places the words at the first aligned address of its mapping; the others may map
-  // the window elsewhere, so they take the leader's offset (broadcast below), not their own.
-  int offset = 0;
+  if (!map_shared_words(world, shared)) return;  // MPI_Barrier instead
   if (local_rank_ == 0) {
-    void* aligned = base;
-    std::size_t room = static_cast<std::size_t>(bytes);
-    const auto needed = sizeof(Shared) + static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>);
-    if (std::align(alignof(Shared), needed, aligned, room) == nullptr) {
-      check_mpi(MPI_ERR_NO_MEM, "MPI_Win_allocate_shared (no room to align the shared words)");
-    }
-    offset = static_cast<int>(static_cast<char*>(aligned) - static_cast<char*>(base));
-    shared_ = new (aligned) Shared{};
+    // A fresh segment is zero-filled; the constructors make the atomics' lifetimes start.
+    shared_ = new (segment_.base()) Shared{};
     shared_->state.store(0, std::memory_order_relaxed);
     shared_->generation.store(0, std::memory_order_relaxed);
     shared_->sleepers.store(0, std::memory_order_relaxed);
@@ -135,10 +112,8 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
   }
   // Every instance learns whether the job spans hosts (non-leaders do not hold the communicator),
   // and nobody touches the words before the leader has constructed them.
-  int from_leader[2] = {leaders_size_, offset};
-  check_mpi(MPI_Bcast(from_leader, 2, MPI_INT, 0, shared), "MPI_Bcast");
-  leaders_size_ = from_leader[0];
-  if (local_rank_ != 0) shared_ = reinterpret_cast<Shared*>(static_cast<char*>(base) + from_leader[1]);
+  check_mpi(MPI_Bcast(&leaders_size_, 1, MPI_INT, 0, shared), "MPI_Bcast");
+  if (local_rank_ != 0) shared_ = static_cast<Shared*>(segment_.base());
   slots_ = reinterpret_cast<std::atomic<std::uint64_t>*>(reinterpret_cast<char*>(shared_) + sizeof(Shared));
   // The instances of the host by local rank, for naming the ones a timed wait misses.
   MPI_Group shared_group = MPI_GROUP_NULL;
@@ -155,33 +130,36 @@ HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
   check_mpi(code, "MPI_Group_translate_ranks");
 }
 
-bool HostBarrier::agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size) {
-  // Open MPI may fail to set up the shared segment (seen under load: open(2) ENOENT in its
-  // session directory), on some instances only, or hand out a window with no mapping. Using the
-  // words then would dereference null; failing on some instances only would leave the others
-  // waiting in the next collective. So every instance says whether its window is usable, and
-  // unless all are, every instance falls back to MPI_Barrier over a duplicate of `world`.
-  // The query names the leader's segment: at least the words and one slot per local instance.
-  const auto needed = sizeof(Shared) + static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>);
-  int usable[2] = {allocated == MPI_SUCCESS ? 1 : 0,
-                   queried == MPI_SUCCESS && base != nullptr && static_cast<std::size_t>(size) >= needed ? 1 : 0};
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, usable, 2, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
-  if (usable[0] == 1 && usable[1] == 1) return true;
-  if (usable[0] == 1) {
-    check_mpi(MPI_Win_free(&window_), "MPI_Win_free");  // made everywhere: freed everywhere
-  } else {
-    window_ = MPI_WIN_NULL;  // not made everywhere: a collective free could wait forever; left to MPI
+bool HostBarrier::map_shared_words(MPI_Comm world, MPI_Comm shared) {
+  // The leader creates the segment, the others map it by name. Each step that can fail (a full
+  // /dev/shm, a missing /dev/shm, a name that vanished under load) is one process's system call,
+  // and both collectives below are reached by every instance whatever happened before them, so
+  // that the instances agree on the words or on MPI_Barrier and never wait in different calls.
+  const auto bytes = sizeof(Shared) + static_cast<std::size_t>(local_count_) * sizeof(std::atomic<std::uint64_t>);
+  struct {
+    int created = 0;
+    char name[SharedSegment::kNameSize] = "";
+  } made;
+  std::string failed;
+  if (local_rank_ == 0) {
+    failed = segment_.create(bytes);
+    made.created = failed.empty() ? 1 : 0;
+    std::memcpy(made.name, segment_.name(), sizeof made.name);  // NUL-terminated inside
   }
+  check_mpi(MPI_Bcast(&made, sizeof made, MPI_BYTE, 0, shared), "MPI_Bcast");
+  if (local_rank_ != 0) {
+    failed = made.created != 0 ? segment_.open(made.name, bytes) : "not made by this host's leader";
+  }
+  int usable = failed.empty() ? 1 : 0;
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &usable, 1, MPI_INT, MPI_MIN, world), "MPI_Allreduce");
+  segment_.unlink();  // every instance of the host has mapped it or given up: nothing left in /dev/shm
+  if (usable == 1) return true;
+  segment_.release();
   check_mpi(MPI_Comm_dup(world, &fallback_), "MPI_Comm_dup");
   check_mpi(MPI_Comm_set_errhandler(fallback_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  char text[MPI_MAX_ERROR_STRING] = "";
-  int length = 0;
-  const int failed = allocated != MPI_SUCCESS ? allocated : queried;
-  if (failed != MPI_SUCCESS) MPI_Error_string(failed, text, &length);
-  logger().warn("synchronize: the shared-memory window of the host barrier is not usable on every instance (this "
-                "one: {}); synchronize() over all instances uses MPI_Barrier instead",
-                failed != MPI_SUCCESS ? std::string(text, static_cast<std::size_t>(length))
-                                      : base == nullptr ? std::string("no mapping") : std::string("usable"));
+  logger().warn("synchronize: the shared memory of the host barrier is not usable on every instance (this one: {}); "
+                "synchronize() over all instances uses MPI_Barrier instead",
+                failed.empty() ? std::string("usable") : failed);
   return false;
 }
 
@@ -189,7 +167,6 @@ HostBarrier::~HostBarrier() {
   if (!mpi_is_usable()) return;
   MpiLock lock;
   if (fallback_ != MPI_COMM_NULL) MPI_Comm_free(&fallback_);
-  if (window_ != MPI_WIN_NULL) MPI_Win_free(&window_);
   if (leaders_ != MPI_COMM_NULL) MPI_Comm_free(&leaders_);
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The host-aware barrier behind an untimed synchronize() over all instances (DESIGN.md 5,
-// "Scale"): inside a host the instances meet in an MPI-3 shared-memory window (one counter and
+// "Scale"): inside a host the instances meet in a shared-memory segment (one counter and
 // one generation word, no message at all); across hosts only the hosts' leaders (the lowest
 // instance of each) meet, in an MPI_Barrier over a communicator of leaders. On one host that is
 // a fraction of MPI_Barrier's cost; across hosts about MPI_Barrier over the leaders.
@@ -25,16 +25,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "registry/protocols/shared_segment.hpp"
+
 namespace popdist::detail {
 
 class HostBarrier {
  public:
-  /// Collective over `world` (every instance): allocates the window on each host and the
+  /// Collective over `world` (every instance): maps a segment on each host and the
   /// leaders' communicator. `shared` is world split by shared memory with the world rank as key
   /// (the runtime's host split, made by init()); the barrier uses it only while it is built, and
   /// the runtime frees it. Throws MpiError.
   HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared);
-  /// Frees the window and the leaders' communicator (finalize); never throws.
+  /// Unmaps the segment, frees the leaders' communicator (finalize); never throws.
   ~HostBarrier();
   HostBarrier(const HostBarrier&) = delete;
   HostBarrier& operator=(const HostBarrier&) = delete;
@@ -87,7 +89,7 @@ class HostBarrier {
 
   /// The layout it found (for tests and logs).
   [[nodiscard]] int local_count() const noexcept { return local_count_; }
-  /// True across hosts, and when the shared-memory window was not usable (then the barrier is
+  /// True across hosts, and when the shared memory was not usable (then the barrier is
   /// MPI_Barrier, and a timed synchronize takes the protocol for several hosts).
   [[nodiscard]] bool spans_hosts() const noexcept { return leaders_size_ > 1 || fallback_ != MPI_COMM_NULL; }
 
@@ -98,7 +100,7 @@ class HostBarrier {
   /// the round (then for good), and the round's arrivals (low 31 bits), in one word so that a
   /// compare-and-swap can never take one round for another. `generation` repeats the round's
   /// number for the futex (a 32-bit word) that released instances sleep on. The instances' slots
-  /// follow the struct in the window.
+  /// follow the struct in the segment.
   struct alignas(64) Shared {
     alignas(64) std::atomic<std::uint64_t> state;
     alignas(64) std::atomic<std::uint32_t> generation;
@@ -112,9 +114,9 @@ class HostBarrier {
   static constexpr std::uint32_t round_of(std::uint64_t state) noexcept { return static_cast<std::uint32_t>(state >> 32); }
   static constexpr std::uint64_t count_of(std::uint64_t state) noexcept { return state & kCountMask; }
 
-  /// Collective over `world`: true when every instance's window is usable; otherwise frees what
-  /// can be freed, makes `fallback_` and logs a warning naming this instance's failure.
-  bool agree_on_window(MPI_Comm world, int allocated, int queried, void* base, MPI_Aint size);
+  /// Collective over `world`: maps the host's segment and returns true when every instance did;
+  /// otherwise unmaps it, makes `fallback_` and logs a warning naming this instance's failure.
+  bool map_shared_words(MPI_Comm world, MPI_Comm shared);
   void wait_for_generation(std::uint32_t seen) const;  ///< may throw: the interrupt check
   /// One pause of a wait for the release of `round`: spins, yields, then sleeps at most
   /// `longest_ns` (and, when `until_given_up`, not once the round was given up).
@@ -132,8 +134,8 @@ class HostBarrier {
   [[nodiscard]] std::atomic<std::uint64_t>& slot(int local_rank) const noexcept { return slots_[local_rank]; }
 
   MPI_Comm leaders_ = MPI_COMM_NULL;  ///< MPI_COMM_NULL on non-leaders
-  MPI_Win window_ = MPI_WIN_NULL;
-  /// A duplicate of the world when the window was not usable anywhere: wait() is MPI_Barrier on it.
+  SharedSegment segment_;  ///< the host's words: unmapped after the communicators are freed
+  /// A duplicate of the world when the segment was not usable everywhere: wait() is MPI_Barrier on it.
   MPI_Comm fallback_ = MPI_COMM_NULL;
   Shared* shared_ = nullptr;
   /// By local rank: (round << 2) | state (pending, counted, late), for naming the missing.

@@ -121,6 +121,22 @@ namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
 
+/// A member that waits over the same members in another popdist operation (synchronize against
+/// one of popdist's collectives: waited_in.hpp) can never meet this one: fail now, naming both.
+[[noreturn]] void throw_other_operation(Entry& entry, WaitedIn& waited, int other, const std::string& what, int me) {
+  // Every member learns what this one was in, also those whose notices had not come yet: they
+  // find it queued when they fail in turn (a failure path: one short message per member).
+  std::vector<int> others;
+  for (const auto member : entry.members) {
+    if (member != me) others.push_back(member);
+  }
+  waited.tell(others);
+  abandon(entry, fmt::format("instance {} was in {}", other, what));
+  throw UsageError(fmt::format("instance {} is in {} while this instance is in {}; every instance must make the same "
+                               "popdist calls in the same order",
+                               other, what, waited.mine()));
+}
+
 /// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
 /// in shared memory, no message at all; it names the missing from their slots.
 void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me,
@@ -275,6 +291,7 @@ void timed_barrier(Entry& entry, double seconds) {
         last_answer = now;
         if (!waited) waited.emplace(entry, control);
         waited->take();
+        if (const auto [other, what] = waited->other_operation(); other >= 0) throw_other_operation(entry, *waited, other, what, me);
       }
     }
     pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);

@@ -167,11 +167,17 @@ RoundCleanup::~RoundCleanup() {
   }
 }
 
+/// The call a timed wait on `entry` serves, for its errors: synchronize, or the meeting before
+/// one of popdist's own collectives (collective_meeting.hpp).
+std::string call_of(const Entry& entry) {
+  return entry.operation.empty() ? std::string("synchronize") : "the meeting before " + entry.operation;
+}
+
 [[noreturn]] void throw_others_gave_up(Entry& entry, const std::vector<int>& givers, double seconds, int me) {
   const auto text = fmt::format(
-      "synchronize over {} ('{}'): instance{} {} gave up waiting for this instance (instance {}) before it arrived "
+      "{} over {} ('{}'): instance{} {} gave up waiting for this instance (instance {}) before it arrived "
       "(this call's timeout: {} s); the set is now abandoned",
-      format_set(entry.members), entry.name, givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), me, seconds);
+      call_of(entry), format_set(entry.members), entry.name, givers.size() == 1 ? "" : "s", fmt::join(givers, ", "), me, seconds);
   abandon(entry, fmt::format("instances {} gave up", fmt::join(givers, ", ")));
   throw TimeoutError(text, {me});
 }
@@ -259,7 +265,7 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
                         ? std::string("every member arrived, but not before a member's timeout ran out")
                         : fmt::format("instance{} {} did not arrive{}", missing.size() == 1 ? "" : "s",
                                       fmt::join(missing, ", "), explanation);
-  const auto text = fmt::format("synchronize over {} ('{}') {}: {}; the set is now abandoned",
+  const auto text = fmt::format("{} over {} ('{}') {}: {}; the set is now abandoned", call_of(entry),
                                 format_set(entry.members), entry.name, how, what);
   abandon(entry, missing.empty() ? fmt::format("a member's timeout ran out")
                                  : fmt::format("instances {} did not arrive within {} s", fmt::join(missing, ", "),

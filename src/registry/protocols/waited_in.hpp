@@ -8,15 +8,23 @@
 // set every missing member used, when that member was in a timed synchronize within the roll
 // call's grace (or still waiting in one, which answers between its polls).
 //
-// One fixed tag on the control communicator; a notice is the sender's set hash and a short
-// description ("synchronize over {1, 2} ('pair')"), at most kMaxText bytes.
+// The same goes for two different popdist operations over the same members (instance 0 in
+// synchronize(), instance 1 in one of popdist's own collectives, which meet apart:
+// collective_meeting.hpp): neither can ever complete, so a member that hears of it fails at once,
+// and each error names both operations.
+//
+// One fixed tag on the control communicator; a notice is the sender's entry hash, the hash of its
+// members and a short description ("synchronize over {1, 2} ('pair')", "popdist.torch.
+// DistributedSampler (allgather of bytes) over {0, 1}"), at most kMaxText bytes.
 
 #include <mpi.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace popdist::detail {
@@ -40,6 +48,12 @@ class WaitedIn {
   /// By instance: the description of the other set it waited in.
   [[nodiscard]] const std::map<int, std::string>& heard() const noexcept { return heard_; }
 
+  /// A member heard of that waits in another operation over the same members, and that
+  /// operation's description; -1 when none was heard of.
+  [[nodiscard]] std::pair<int, std::string> other_operation() const;
+  /// This instance's description of its own wait.
+  [[nodiscard]] const std::string& mine() const noexcept { return text_; }
+
   /// " (instance 1 waited in synchronize over {1, 2} instead; ...)" for the `missing` heard of,
   /// or "" when none was.
   [[nodiscard]] std::string explain(const std::vector<int>& missing) const;
@@ -48,8 +62,11 @@ class WaitedIn {
   const Entry& entry_;
   MPI_Comm control_;
   std::vector<char> mine_;  ///< the notice this instance sends
+  std::string text_;        ///< its description
+  std::uint64_t members_hash_ = 0;
   std::set<int> told_;
   std::map<int, std::string> heard_;
+  std::set<int> same_members_;  ///< the instances of heard_ that wait over the same members
 };
 
 }  // namespace popdist::detail

@@ -34,8 +34,8 @@ def test_an_instance_that_left_is_named_within_the_timeout(launcher, mode):
 
 @pytest.mark.parametrize("launcher", ["mpirun", "popdist run"])
 def test_an_instance_that_meets_in_its_own_synchronize_and_leaves_is_not_waited_for(launcher):
-    # Instance 1's synchronize() is the same barrier as the agreement's meeting; the agreement's
-    # collective that follows is bounded too.
+    # Instance 1's synchronize() (untimed: it waits as MPI would) does not meet the agreement's
+    # meeting (issue 37); instance 0 fails within its timeout naming instance 1.
     argv = (mpirun_argv if launcher == "mpirun" else popdist_run_argv)(2, *python("departures.py",
                                                                                    "synchronize-instead-of-loader"))
     result = run(argv, timeout=150)  # a hang fails here

@@ -2,8 +2,8 @@
 (argv[1]): "exit-before-group" (exits 0 after init() instead of init_process_group), "exit-before-
 loader" (exits 0 instead of creating the DataLoader: the seed agreement), "late-to-group" (comes
 to init_process_group long after instance 0's timeout), "synchronize-instead-of-loader" (calls
-popdist.synchronize() and exits 0 while instance 0 creates the DataLoader: the same barrier meets,
-the agreement's collective never comes), "exit-before-trainer-kwargs" (exits 0 while instance 0
+popdist.synchronize() and exits 0 while instance 0 creates the DataLoader: the agreement's meeting
+is apart from synchronize's barrier, so neither completes the other), "exit-before-trainer-kwargs" (exits 0 while instance 0
 asks popdist.lightning for the Trainer's arguments, bounded by PopdistEnvironment's timeout). Instance 0 must fail within its timeout
 (5 s) with a TimeoutError naming instance 1, and the job must end."""
 
