@@ -23,7 +23,7 @@
 // wait, instances look at the GAVE_UP receive once the wait has lasted kYieldFor (a non-leader
 // sleeps on the release at most kLongestSleep between looks), so that a roll call that starts
 // on another host reaches every present instance within its windows.
-#include "registry/protocols/timed_hosts.hpp"
+#include "protocols/timed_hosts.hpp"
 
 #include <fmt/format.h>
 
@@ -36,11 +36,11 @@
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
-#include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/protocols/timed_failure.hpp"
-#include "registry/synchronize_guard.hpp"
+#include "protocols/host_barrier.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/protocol_set.hpp"
+#include "protocols/synchronize_guard.hpp"
+#include "protocols/timed_failure.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -53,7 +53,7 @@ constexpr int kLeadersTag = 1;
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
 
 /// The root scope's rounds among the leaders, by leader rank (made on a leader's first round).
-TimedRounds& leader_rounds_of(Entry& entry, MPI_Comm leaders, int count) {
+TimedRounds& leader_rounds_of(ProtocolSet& entry, MPI_Comm leaders, int count) {
   if (!entry.timed_leaders) {
     int rank = 0;
     {
@@ -73,7 +73,7 @@ TimedRounds& leader_rounds_of(Entry& entry, MPI_Comm leaders, int count) {
 /// communicator. Destroying it cancels what is still posted (RoundCleanup).
 class LeadersRound {
  public:
-  LeadersRound(Entry& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
+  LeadersRound(ProtocolSet& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
       : entry_(entry), rounds_(rounds), leaders_(leaders), mine_(mine), cleanup_(rounds) {
     // A send of the previous round still in flight reads the old buffers: write new ones.
     if (rounds_.outgoing.use_count() > 1) rounds_.outgoing = std::make_shared<std::vector<Round>>(rounds_.steps);
@@ -138,7 +138,7 @@ class LeadersRound {
     --remaining_;
   }
 
-  Entry& entry_;
+  ProtocolSet& entry_;
   TimedRounds& rounds_;
   MPI_Comm leaders_;
   Round mine_;
@@ -150,7 +150,7 @@ class LeadersRound {
 
 }  // namespace
 
-void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::time_point start,
+void timed_across_hosts(ProtocolSet& entry, HostBarrier& host, double seconds, Clock::time_point start,
                         Clock::time_point deadline, int me, MPI_Comm control) {
   const TimedTurn in_turn(entry);
   auto& rounds = rounds_of(entry, me, control);  // the GAVE_UP receive, for the roll call

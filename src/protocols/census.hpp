@@ -34,7 +34,7 @@
 #include <set>
 #include <utility>
 
-#include "registry/protocols/roll_call.hpp"
+#include "protocols/roll_call.hpp"
 
 namespace popdist::detail {
 

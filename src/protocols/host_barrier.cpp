@@ -1,4 +1,4 @@
-#include "registry/protocols/host_barrier.hpp"
+#include "protocols/host_barrier.hpp"
 
 #include <linux/futex.h>
 #include <pthread.h>

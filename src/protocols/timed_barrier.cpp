@@ -84,7 +84,7 @@
 // Nothing here is a collective, so the job can still finalize after a timeout: unmatched
 // messages are left in MPI's queues, send requests are released at finalize, and finalize
 // cancels the GAVE_UP receives (cancel_timed_receives).
-#include "registry/protocols/timed_barrier.hpp"
+#include "protocols/timed_barrier.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -105,15 +105,14 @@
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/protocols/roll_call.hpp"
-#include "registry/protocols/timed_failure.hpp"
-#include "registry/protocols/timed_hosts.hpp"
-#include "registry/protocols/timed_rounds.hpp"
-#include "registry/protocols/waited_in.hpp"
-#include "registry/registry.hpp"
-#include "registry/synchronize_guard.hpp"
+#include "protocols/host_barrier.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/roll_call.hpp"
+#include "protocols/synchronize_guard.hpp"
+#include "protocols/timed_failure.hpp"
+#include "protocols/timed_hosts.hpp"
+#include "protocols/timed_rounds.hpp"
+#include "protocols/waited_in.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -123,7 +122,7 @@ using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hp
 
 /// A member that waits over the same members in another popdist operation (synchronize against
 /// one of popdist's collectives: waited_in.hpp) can never meet this one: fail now, naming both.
-[[noreturn]] void throw_other_operation(Entry& entry, WaitedIn& waited, int other, const std::string& what, int me) {
+[[noreturn]] void throw_other_operation(ProtocolSet& entry, WaitedIn& waited, int other, const std::string& what, int me) {
   // Every member learns what this one was in, also those whose notices had not come yet: they
   // find it queued when they fail in turn (a failure path: one short message per member).
   std::vector<int> others;
@@ -139,7 +138,7 @@ using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hp
 
 /// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
 /// in shared memory, no message at all; it names the missing from their slots.
-void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me,
+void timed_host_barrier(ProtocolSet& entry, HostBarrier& host, double seconds, Clock::time_point deadline, int me,
                         MPI_Comm control) {
   const TimedTurn in_turn(entry);
   // The host barrier waits in shared memory (a futex), on the machine's own monotonic clock.
@@ -159,7 +158,7 @@ void timed_host_barrier(Entry& entry, HostBarrier& host, double seconds, Clock::
 
 }  // namespace
 
-void timed_barrier(Entry& entry, double seconds) {
+void timed_barrier(ProtocolSet& entry, double seconds) {
   const auto& runtime = runtime_state();
   const int me = runtime.rank;
   const MPI_Comm control = runtime.control;
@@ -312,7 +311,7 @@ void timed_barrier(Entry& entry, double seconds) {
   }
 }
 
-void cancel_timed_receives(Entry& entry, bool mpi_usable) noexcept {
+void cancel_timed_receives(ProtocolSet& entry, bool mpi_usable) noexcept {
   if (!entry.timed) return;
   auto& request = entry.timed->gave_up_request();
   if (request != MPI_REQUEST_NULL && mpi_usable) {

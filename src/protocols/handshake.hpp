@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mpi/deadline.hpp"
-#include "registry/protocols/handshake_message.hpp"
+#include "protocols/handshake_message.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {

@@ -29,14 +29,14 @@
 
 namespace popdist::detail {
 
-struct Entry;
+struct ProtocolSet;
 
 class WaitedIn {
  public:
   static constexpr std::size_t kMaxText = 200;
 
   /// `entry`: the set this instance waits in.
-  WaitedIn(const Entry& entry, MPI_Comm control);
+  WaitedIn(const ProtocolSet& entry, MPI_Comm control);
 
   /// Tells `members` (other than the ones told already) which set this instance waits in.
   void tell(const std::vector<int>& members);
@@ -59,7 +59,7 @@ class WaitedIn {
   [[nodiscard]] std::string explain(const std::vector<int>& missing) const;
 
  private:
-  const Entry& entry_;
+  const ProtocolSet& entry_;
   MPI_Comm control_;
   std::vector<char> mine_;  ///< the notice this instance sends
   std::string text_;        ///< its description

@@ -1,4 +1,4 @@
-#include "registry/protocols/shared_segment.hpp"
+#include "protocols/shared_segment.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "registry/protocols/shared_segment.hpp"
+#include "protocols/shared_segment.hpp"
 
 namespace popdist::detail {
 

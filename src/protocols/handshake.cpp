@@ -78,7 +78,7 @@
 // looks once more for a Roll or a Mismatch about its set, so that a late member does not enter
 // the creation alone. (A late member whose last Hello arrives in the instant between that look
 // and a peer's deadline can still enter it: any timeout has that race.)
-#include "registry/protocols/handshake.hpp"
+#include "protocols/handshake.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -99,11 +99,11 @@
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/census.hpp"
-#include "registry/protocols/roll_call.hpp"
-#include "registry/protocols/roll_call_driver.hpp"
-#include "registry/protocols/timed_rounds.hpp"
+#include "protocols/census.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/roll_call.hpp"
+#include "protocols/roll_call_driver.hpp"
+#include "protocols/timed_rounds.hpp"
 
 namespace popdist::detail {
 namespace {

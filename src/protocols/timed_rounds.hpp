@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "mpi/clock.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/roll_call.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/roll_call.hpp"
 
 namespace popdist::detail {
 
@@ -79,7 +79,7 @@ struct Step {
   return steps;
 }
 
-/// Made on a set's first timed synchronize; lives as long as its Entry (entries are never
+/// Made on a set's first timed synchronize; lives as long as its set (sets are never
 /// deleted, so MPI may keep writing into it until finalize cancels the GAVE_UP receive).
 struct TimedRounds {
   /// `members` sorted, `me` among them.
