@@ -10,7 +10,8 @@
 // shared mapping, woken by the releaser), so that it stays correct and fast when instances
 // outnumber cores: a waiter that is not running cannot steal time from the one it waits for.
 // Fork safety: a child process inherits the shared mapping but is not a member of the job; a
-// fork handler marks the child, and the barrier refuses to run there.
+// fork handler (runtime/fork_guard.hpp, the one for all of popdist) marks the child, and the barrier
+// refuses to run there.
 //
 // On one host it also has a timed form (wait_until), behind a timed synchronize over all
 // instances: the same counter, with a "gave up" bit that one atomic compare-and-swap sets on a
