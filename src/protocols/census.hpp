@@ -1,32 +1,10 @@
 #pragma once
-// The census of a registration without a deadline that has waited long (handshake.cpp,
-// "Escalation"): how two instances that register the sets they share in different orders still
-// find out when no message of either set reaches the other, with O(log k) messages per member per
-// census where telling every member that this one waits cost k - 1.
-//
-// A member that has waited `after` seconds (POPDIST_CENSUS_AFTER, 30 by default) in a handshake
-// starts a census: the roll call of roll_call.hpp over the set's positions, which every member
-// still waiting joins as its first message reaches it. At its end each member that took part knows
-// which members are missing, and each missing member is told by one of them -- the missing
-// members dealt out over the present ones in position order, from the nearest present member
-// before the first missing one, so that none tells more than ceil(missing / present) -- which
-// members wait in the set (a Notice, with the set's list). A missing member busy with another
-// set finds there a member of that set that waits in this one: the two register the sets they
-// share in different orders (handshake.cpp judges it). A missing member that is not in a
-// handshake keeps the notice for the sets it registers.
-//
-// Censuses repeat while the wait lasts, because a conflict can begin after one (both of its
-// members must be waiting): the next one starts `after` x 2, 4, then 8 after the last one ended,
-// so a long wait costs at most one census per 8 x `after`. They are numbered (epochs). A member
-// joins a census numbered higher than its last one, takes part in its current one, and answers a
-// message of an older one with the number of its own (Stale): a member that missed censuses (it
-// came late, and met their messages only after its first looks) catches up at the cost of a
-// message instead of running a census alone, which would ask every member. Census messages found
-// in the first looks on arrival are of censuses that went on without this member: their numbers
-// are noted, not joined.
-//
-// Pure logic, no MPI: the caller delivers messages and the time (seconds, any origin) and sends
-// what the census hands to its callbacks, so that tests/unit/test_census.cpp can run it.
+// The census of a registration without a deadline that has waited long (handshake.cpp): how two
+// instances that register the sets they share in different orders still find out when no message
+// of either set reaches the other, with O(log k) messages per member per census. A roll call
+// (roll_call.hpp) over the set's positions, after which each missing member is told which members
+// wait (a Notice); censuses repeat, less and less often, numbered in epochs. Pure logic, no MPI,
+// so that tests/unit/test_census.cpp can run it. docs/guide/protocols.md, "The census".
 
 #include <cstddef>
 #include <functional>

@@ -1,89 +1,11 @@
-// The timed barrier protocol. (Over all instances, the host barrier's timed forms take over: on one
-// host its shared-memory wait, across hosts timed_hosts.cpp, whose failure path is this file's
-// roll call; timed_failure.cpp holds what they share.) Each round (each has a per-set sequence number) is a
-// recursive-doubling barrier over the positions of the sorted members (timed_rounds.hpp): at
-// step s a member sends ARRIVED(hash, seq) to the member at its position XOR 2^s and waits for
-// that member's, and sends step s+1 only once steps 0..s are in; a member beyond the largest
-// power of two folds into one below it. After the last step every member has heard, directly or
-// through others, of every member's arrival: at most ceil(log2 k) messages per member and
-// O(log k) latency, like MPI_Barrier, where an all-to-all exchange sent k - 1 messages from
-// every member. (The partners of the steps are distinct; MPI's non-overtaking order per source
-// and tag keeps consecutive rounds apart; the payload's hash and sequence are checked.)
-//
-// Each member also keeps a GAVE_UP(set hash, seq) receive from any member posted for the set
-// (from its first timed round on, and again after a notice that turns out to be another set's).
-// A round:
-//
-//   1. it posts the ARRIVED receives of every step, then sends step 0 (non-blocking, from
-//      buffers the set keeps);
-//   2. it looks at the GAVE_UP receive (MPI_Test: one MPI progress pass, which also takes in
-//      whatever has arrived): a notice there means that members gave up waiting for us (we are
-//      the late one) or gave up on an earlier round that we completed (the race below), and the
-//      call fails at once, naming them. Looked at after our step 0 is out, so that the pass
-//      delays nobody;
-//   3. it polls the one receive it needs next (the ARRIVED of the lowest step not in yet),
-//      sending each next step as soon as the steps before it are in, until all steps are in,
-//      the deadline, or -- looked at only once the wait has lasted kYieldFor -- a GAVE_UP;
-//   4. on the deadline (or a GAVE_UP while steps are still missing) it fails: see "Naming the
-//      missing" below;
-//   5. once all steps are in, when this instance may have been the late one (the late look
-//      below), it makes a few more MPI progress passes looking for a GAVE_UP, so that a late
-//      arrival does not return as if everyone had met.
-//
-// Naming the missing. A barrier of point-to-point steps that stalls tells a member only which of its own
-// partners is silent, not who is missing: the partner may itself be waiting for someone. So the
-// failure path widens to a roll call (roll_call.hpp), paid only when something is wrong: a member
-// whose deadline passes, or that receives a roll-call message while it still waits, runs it with
-// the others for roll_call_length (half its timeout between 50 ms and 1 s, or levels + 7 windows
-// of an eighth of the timeout, 20 to 125 ms, when that is longer: the call ends soon after its
-// timeout). The roll call is the
-// barrier's own recursive-doubling shape with bitmaps of the members known present: a member asks
-// its partner block at each level and takes the first answer from it, asking the block's other
-// members one window after another only when the partner is silent, so that it costs
-// ceil(log2 k) + 2 messages per member when one member is missing (an all-to-all roll call cost
-// k - 1), and more only when whole blocks are missing (up to a block's size for a member asking
-// a mostly absent one; when that takes longer than levels + 5 windows, the members not done ask
-// the ones still unknown to them directly, up to 2k messages per member). Every member that takes
-// part names exactly the members that did not; a
-// member still polling in the barrier takes part as the first message reaches it (the GAVE_UP
-// receive is tested in long waits). Every roll-call message goes on the GAVE_UP tag, and every
-// absent member is sent at least one (its nearest present member sends it the final list), so
-// that a member that arrives after the others gave up finds it at step 2 and fails naming them,
-// without taking part, so it is named missing by the others, as it should be. A member arriving
-// while the roll call still runs takes part, unless what it finds is the final list.
-//
-// The late look (step 5). Member p started this round after completing the previous one, which
-// needed our previous arrival, which came after our previous start; p gives up no sooner than
-// its timeout after its start. So if we arrived within the shortest of the members' timeouts of
-// our previous round's start, nobody can have given up on us before we arrived, and a
-// synchronize called in a loop never pays for the look. Each ARRIVED carries the shortest timeout
-// its sender has heard of in the round, so after the last step every member knows the shortest
-// of all.
-//
-// The remaining race (inherent to any timeout; it is the two-generals problem): a member that
-// arrives within microseconds of another's deadline can complete its round and look for GAVE_UP
-// before that member has sent it, and so return normally while the other raised TimeoutError.
-// The set is then abandoned on one side only; the survivor finds the GAVE_UP at its next timed
-// synchronize over the set (an untimed synchronize does not look, to stay a plain barrier).
-//
-// Why it is shaped for speed (the target: a timed synchronize close to MPI_Barrier's cost,
-// tests/bench/README.md): what made earlier versions slower was around the exchange: an
-// MPI_Improbe for GAVE_UP in every poll iteration (each one a full MPI progress pass), an
-// explicit yield per iteration, heap allocations per call, and then one MPI_Testsome over
-// every request of the round per poll (SMPI charges each unsuccessful MPI_Test inside it, on
-// every step of the critical path). So a poll tests the one receive that the
-// next send waits for; the GAVE_UP receive stays posted (no probing) and is tested only in long
-// waits, where a member can have given up; our sends are tested once at the end of the round
-// (small sends complete at once); the buffers and requests live in the set's TimedRounds; and
-// the loop spins for its first microseconds (a barrier between running processes completes in
-// that time), yielding only after that so that an oversubscribed machine still runs the
-// members we wait for, and sleeping between polls once the wait is long (a late member, a long
-// timeout) so that it does not burn a core. Measured in the simulation: a step costs one
-// message latency and at most one MPI_Test more (tests/bench/README.md, "Simulated clusters").
-//
-// Nothing here is a collective, so the job can still finalize after a timeout: unmatched
-// messages are left in MPI's queues, send requests are released at finalize, and finalize
-// cancels the GAVE_UP receives (cancel_timed_receives).
+// The timed barrier: synchronize() with a timeout over a set's members (timed_barrier.hpp). Each
+// round is a recursive-doubling exchange of ARRIVED messages over the members' positions
+// (timed_rounds.hpp), with a GAVE_UP receive kept posted per set; a member whose deadline passes
+// names the missing in a roll call (roll_call.hpp, timed_failure.cpp). Over all instances the host
+// barrier's timed forms take over (on one host its shared-memory wait, across hosts
+// timed_hosts.cpp). A round's steps 1 to 5 are FlatRound's functions, in order. Why it is shaped
+// so, the late look, the race no timeout escapes, and what it costs: docs/guide/protocols.md,
+// "The timed barrier". Nothing here is a collective, so the job can still finalize after a timeout.
 #include "protocols/timed_barrier.hpp"
 
 #include <fmt/format.h>
@@ -156,6 +78,202 @@ void timed_host_barrier(ProtocolSet& entry, HostBarrier& host, double seconds, C
   throw_missing(entry, givers, outcome.missing, seconds, waited.explain(outcome.missing));
 }
 
+/// One round of the timed barrier over the set's members, steps 1 to 5 of docs/guide/protocols.md, "The
+/// timed barrier". Made with the set's turn held; its destruction cancels the receives still posted and
+/// hands the sends in flight to PendingSends (RoundCleanup).
+class FlatRound {
+ public:
+  FlatRound(ProtocolSet& entry, double seconds, Clock::time_point start, int me, MPI_Comm control)
+      : entry_(entry),
+        rounds_(rounds_of(entry, me, control)),
+        control_(control),
+        me_(me),
+        seconds_(seconds),
+        start_(start),
+        mine_(begin(entry, rounds_, seconds)),
+        previous_start_(rounds_.begin_round(start)),
+        shortest_timeout_(seconds),
+        last_answer_(start),
+        cleanup_(rounds_) {
+    // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
+    for (std::size_t step = 0; step < rounds_.steps; ++step) {
+      rounds_.received[step] = rounds_.receive_from[step] == kNoPartner;
+    }
+    remaining_ = rounds_.receives;
+  }
+
+  void run(Clock::time_point deadline) {
+    listen_and_send_first();
+    fail_if_given_up_already();
+    wait_for_steps(deadline);
+    fail_if_missing();
+    look_if_late(deadline);
+  }
+
+ private:
+  /// This round's ARRIVED payload. A send of the previous round still in flight reads the old
+  /// buffers: write new ones.
+  static Round begin(ProtocolSet& entry, TimedRounds& rounds, double seconds) {
+    if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<std::vector<Round>>(rounds.steps);
+    return Round{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
+  }
+
+  void post_receive(std::size_t step) {
+    MpiLock lock;
+    check_mpi(MPI_Irecv(&rounds_.incoming[step], sizeof(Round), MPI_BYTE, rounds_.receive_from[step],
+                        entry_.arrived_tag, control_, &rounds_.requests[step]),
+              "MPI_Irecv");
+  }
+
+  /// Sends every step whose predecessors are all in (step 0 at once).
+  void send_ready_steps() {
+    auto& outgoing = *rounds_.outgoing;
+    while (next_send_ < rounds_.steps && (next_send_ == 0 || rounds_.received[next_send_ - 1] != 0)) {
+      if (rounds_.send_to[next_send_] == kNoPartner) {  // a step that only receives
+        ++next_send_;
+        continue;
+      }
+      outgoing[next_send_] = Round{mine_.hash, mine_.sequence, shortest_timeout_};
+      MpiLock lock;
+      check_mpi(MPI_Isend(&outgoing[next_send_], sizeof(Round), MPI_BYTE, rounds_.send_to[next_send_],
+                          entry_.arrived_tag, control_, &rounds_.requests[rounds_.send_index(next_send_)]),
+                "MPI_Isend");
+      ++next_send_;
+    }
+  }
+
+  /// A received ARRIVED: ours (count it), another set's whose tag collides (listen again), or
+  /// a different round of ours, which means the members called synchronize a different number
+  /// of times on this set.
+  void accept(std::size_t step) {
+    const auto& incoming = rounds_.incoming[step];
+    if (incoming.hash != mine_.hash) {
+      post_receive(step);
+      return;
+    }
+    if (incoming.sequence != mine_.sequence) {
+      abandon(entry_, "the members were out of step");
+      throw Error(fmt::format("synchronize over {} ('{}'): instance {} is at its timed synchronize #{} over this set "
+                              "but this instance (instance {}) is at #{}; every member must make the same calls",
+                              format_set(entry_.members), entry_.name, rounds_.receive_from[step], incoming.sequence,
+                              me_, mine_.sequence));
+    }
+    shortest_timeout_ = std::min(shortest_timeout_, incoming.timeout);
+    rounds_.received[step] = 1;
+    --remaining_;
+  }
+
+  // 1. Listen to every step, then send step 0.
+  void listen_and_send_first() {
+    for (std::size_t step = 0; step < rounds_.steps; ++step) {
+      if (rounds_.receive_from[step] != kNoPartner) post_receive(step);
+    }
+    send_ready_steps();
+  }
+
+  // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
+  //    round that we completed: the race of the guide)? Looked at after step 0 is out, so
+  //    that the MPI progress pass this takes delays nobody; that pass also takes in whatever
+  //    has arrived, so a late instance sees the notices sent to it.
+  void fail_if_given_up_already() {
+    if (const auto heard = test_gave_up(entry_, rounds_, control_); !heard.empty()) {
+      throw_others_gave_up(entry_, givers_of(entry_, heard, me_), seconds_, me_);
+    }
+  }
+
+  /// Takes the ARRIVED of the lowest step not in yet, and of the steps after it already in
+  /// (testing a completed receive costs nothing and does not wait).
+  void take_arrivals() {
+    while (lowest_ < rounds_.steps) {
+      if (rounds_.received[lowest_] == 0) {
+        int flag = 0;
+        {
+          MpiLock lock;
+          check_mpi(MPI_Test(&rounds_.requests[lowest_], &flag, MPI_STATUS_IGNORE), "MPI_Test");
+        }
+        if (flag == 0) break;
+        accept(lowest_);  // another set's message: posted again, and tested again at once
+        if (rounds_.received[lowest_] == 0) continue;
+      }
+      ++lowest_;
+    }
+  }
+
+  /// Once the wait is long: a notice for an earlier round (which we completed: the race
+  /// described in the guide) fails the call like one found at step 2; one for this round ends the
+  /// wait (returns true: step 4). A Final means the roll call is over: the others gave up on us
+  /// before we arrived. Also Ctrl-C, and the notices of members that gave up on another set.
+  bool look_during_long_wait(Clock::time_point now) {
+    early_ = test_gave_up(entry_, rounds_, control_);
+    if (roll_call_is_over(early_, mine_.sequence)) {
+      throw_others_gave_up(entry_, givers_of(entry_, early_, me_), seconds_, me_);
+    }
+    if (!early_.empty()) return true;
+    interrupts_();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
+    if (now - last_answer_ >= InterruptPoll::kEvery) {
+      // A member that gave up on another set asks which set this instance waits in.
+      last_answer_ = now;
+      if (!waited_) waited_.emplace(entry_, control_);
+      waited_->take();
+      if (const auto [other, what] = waited_->other_operation(); other >= 0) {
+        throw_other_operation(entry_, *waited_, other, what, me_);
+      }
+    }
+    return false;
+  }
+
+  // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet.
+  //    The GAVE_UP receive is looked at only once the wait is long (the guide: "Why it is
+  //    shaped for speed"), our sends at the end of the round (RoundCleanup).
+  void wait_for_steps(Clock::time_point deadline) {
+    while (remaining_ > 0) {
+      take_arrivals();
+      send_ready_steps();
+      if (remaining_ == 0) break;
+      const auto now = Clock::now();
+      if (now >= deadline) break;
+      if (now - start_ >= kYieldFor && look_during_long_wait(now)) break;
+      pause_between_polls(now - start_, kSpinFor, kYieldFor, kSleepBetweenPolls);
+    }
+  }
+
+  // 4. Timed out, or another member gave up while steps were still missing here.
+  void fail_if_missing() {
+    if (remaining_ > 0) roll_call_and_fail(entry_, rounds_, mine_, std::move(early_), seconds_, control_);
+    if (!early_.empty()) throw_others_gave_up(entry_, givers_of(entry_, early_, me_), seconds_, me_);
+  }
+
+  // 5. Everyone arrived. Were we the late one, whom the others gave up on before we arrived?
+  //    (The late look, described in the guide.) Their notices were sent before we arrived, but MPI
+  //    may still hold them behind the ARRIVED messages (measured with Open MPI after earlier
+  //    rounds: step 2's single pass missed them about one time in three), so look again, with
+  //    progress passes of our own -- but only when we can be late. A notice that comes later
+  //    still is found by step 2 of our next timed round over the set.
+  void look_if_late(Clock::time_point deadline) {
+    if (TimedRounds::may_be_late(previous_start_, start_, shortest_timeout_)) {
+      look_for_late_notices(entry_, rounds_, control_, deadline, seconds_, me_);
+    }
+  }
+
+  ProtocolSet& entry_;
+  TimedRounds& rounds_;
+  const MPI_Comm control_;
+  const int me_;
+  const double seconds_;
+  const Clock::time_point start_;
+  const Round mine_;
+  const std::optional<Clock::time_point> previous_start_;
+  std::size_t remaining_ = 0;
+  std::size_t next_send_ = 0;   ///< the next step to send
+  std::size_t lowest_ = 0;      ///< every step below it is in
+  double shortest_timeout_;     ///< of the members heard of, directly or not
+  std::vector<Heard> early_;    ///< the roll call's messages that came while we still waited
+  InterruptPoll interrupts_;
+  std::optional<WaitedIn> waited_;  ///< made once this wait sleeps: answers notices (waited_in.hpp)
+  Clock::time_point last_answer_;
+  RoundCleanup cleanup_;  ///< last: destroyed first
+};
+
 }  // namespace
 
 void timed_barrier(ProtocolSet& entry, double seconds) {
@@ -177,138 +295,8 @@ void timed_barrier(ProtocolSet& entry, double seconds) {
       return;
     }
   }
-
   const TimedTurn in_turn(entry);
-  auto& rounds = rounds_of(entry, me, control);
-
-  // A send of the previous round still in flight reads the old buffers: write new ones.
-  if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<std::vector<Round>>(rounds.steps);
-  auto& outgoing = *rounds.outgoing;
-  const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
-  const auto previous_start = rounds.begin_round(start);
-  const auto steps = rounds.steps;
-  // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
-  for (std::size_t step = 0; step < steps; ++step) rounds.received[step] = rounds.receive_from[step] == kNoPartner;
-  std::size_t remaining = rounds.receives;
-  std::size_t next_send = 0;               // the next step to send
-  double shortest_timeout = seconds;       // of the members heard of, directly or not
-  const RoundCleanup cleanup(rounds);
-
-  const auto post_receive = [&](std::size_t step) {
-    MpiLock lock;
-    check_mpi(MPI_Irecv(&rounds.incoming[step], sizeof(Round), MPI_BYTE, rounds.receive_from[step],
-                        entry.arrived_tag, control, &rounds.requests[step]),
-              "MPI_Irecv");
-  };
-  // Sends every step whose predecessors are all in (step 0 at once).
-  const auto send_ready_steps = [&] {
-    while (next_send < steps && (next_send == 0 || rounds.received[next_send - 1] != 0)) {
-      if (rounds.send_to[next_send] == kNoPartner) {  // a step that only receives
-        ++next_send;
-        continue;
-      }
-      outgoing[next_send] = Round{mine.hash, mine.sequence, shortest_timeout};
-      MpiLock lock;
-      check_mpi(MPI_Isend(&outgoing[next_send], sizeof(Round), MPI_BYTE, rounds.send_to[next_send], entry.arrived_tag,
-                          control, &rounds.requests[rounds.send_index(next_send)]),
-                "MPI_Isend");
-      ++next_send;
-    }
-  };
-  // A received ARRIVED: ours (count it), another set's whose tag collides (listen again), or
-  // a different round of ours, which means the members called synchronize a different number
-  // of times on this set.
-  const auto accept = [&](std::size_t step) {
-    const auto& incoming = rounds.incoming[step];
-    if (incoming.hash != mine.hash) {
-      post_receive(step);
-      return;
-    }
-    if (incoming.sequence != mine.sequence) {
-      abandon(entry, "the members were out of step");
-      throw Error(fmt::format("synchronize over {} ('{}'): instance {} is at its timed synchronize #{} over this set "
-                              "but this instance (instance {}) is at #{}; every member must make the same calls",
-                              format_set(entry.members), entry.name, rounds.receive_from[step], incoming.sequence, me,
-                              mine.sequence));
-    }
-    shortest_timeout = std::min(shortest_timeout, incoming.timeout);
-    rounds.received[step] = 1;
-    --remaining;
-  };
-
-  // 1. Listen to every step, then send step 0.
-  for (std::size_t step = 0; step < steps; ++step) {
-    if (rounds.receive_from[step] != kNoPartner) post_receive(step);
-  }
-  send_ready_steps();
-
-  // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
-  //    round that we completed: the race described above)? Looked at after step 0 is out, so
-  //    that the MPI progress pass this takes delays nobody; that pass also takes in whatever
-  //    has arrived, so a late instance sees the notices sent to it.
-  if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
-    throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
-  }
-
-  // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet
-  //    (later steps may be in already; testing a completed receive costs nothing and does not
-  //    wait). The GAVE_UP receive is looked at only once the wait is long (see the top: "Why it
-  //    is shaped for speed"), our sends at the end of the round (RoundCleanup).
-  std::vector<Heard> early;  // the roll call's messages that came while we still waited
-  InterruptPoll interrupts;
-  std::optional<WaitedIn> waited;  // made once this wait sleeps: answers notices (waited_in.hpp)
-  auto last_answer = start;
-  std::size_t lowest = 0;  // every step below it is in
-  while (remaining > 0) {
-    while (lowest < steps) {
-      if (rounds.received[lowest] == 0) {
-        int flag = 0;
-        {
-          MpiLock lock;
-          check_mpi(MPI_Test(&rounds.requests[lowest], &flag, MPI_STATUS_IGNORE), "MPI_Test");
-        }
-        if (flag == 0) break;
-        accept(lowest);  // another set's message: posted again, and tested again at once
-        if (rounds.received[lowest] == 0) continue;
-      }
-      ++lowest;
-    }
-    send_ready_steps();
-    if (remaining == 0) break;
-    const auto now = Clock::now();
-    if (now >= deadline) break;
-    if (now - start >= kYieldFor) {
-      // A notice for an earlier round (which we completed: the race described at the top) fails
-      // the call like one found at step 2; one for this round ends the wait (step 4).
-      // A Final means the roll call is over: the others gave up on us before we arrived.
-      early = test_gave_up(entry, rounds, control);
-      if (roll_call_is_over(early, mine.sequence)) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
-      if (!early.empty()) break;
-      interrupts();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
-      if (now - last_answer >= InterruptPoll::kEvery) {
-        // A member that gave up on another set asks which set this instance waits in.
-        last_answer = now;
-        if (!waited) waited.emplace(entry, control);
-        waited->take();
-        if (const auto [other, what] = waited->other_operation(); other >= 0) throw_other_operation(entry, *waited, other, what, me);
-      }
-    }
-    pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
-  }
-
-  // 4. Timed out, or another member gave up while steps were still missing here.
-  if (remaining > 0) roll_call_and_fail(entry, rounds, mine, std::move(early), seconds, control);
-  if (!early.empty()) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
-
-  // 5. Everyone arrived. Were we the late one, whom the others gave up on before we arrived?
-  //    (The late look, described at the top.) Their notices were sent before we arrived, but MPI
-  //    may still hold them behind the ARRIVED messages (measured with Open MPI after earlier
-  //    rounds: step 2's single pass missed them about one time in three), so look again, with
-  //    progress passes of our own -- but only when we can be late. A notice that comes later
-  //    still is found by step 2 of our next timed round over the set.
-  if (TimedRounds::may_be_late(previous_start, start, shortest_timeout)) {
-    look_for_late_notices(entry, rounds, control, deadline, seconds, me);
-  }
+  FlatRound(entry, seconds, start, me, control).run(deadline);
 }
 
 void cancel_timed_receives(ProtocolSet& entry, bool mpi_usable) noexcept {

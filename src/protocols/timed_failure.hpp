@@ -18,8 +18,9 @@
 
 namespace popdist::detail {
 
-/// Polling back-off (timed_barrier.cpp, "Why it is shaped for speed"): spin on MPI_Test for this
-/// long, then yield between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
+/// Polling back-off (docs/guide/protocols.md, "The timed barrier": why it is shaped for speed): spin on
+/// MPI_Test for this long, then yield between polls until kYieldFor, then sleep kSleepBetweenPolls
+/// between polls.
 inline constexpr auto kSpinFor = std::chrono::microseconds(50);
 inline constexpr auto kYieldFor = std::chrono::milliseconds(10);
 inline constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);

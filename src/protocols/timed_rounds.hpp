@@ -25,7 +25,7 @@ namespace popdist::detail {
 /// The payload of ARRIVED: the full set hash (tags are only hash modulo the tag space), the
 /// round, and the shortest timeout the sender has heard of in this round (its own and those of
 /// the steps it received), so that after the last step every member knows the shortest timeout
-/// of all members (see timed_barrier.cpp, "the late look").
+/// of all members (docs/guide/protocols.md, "The timed barrier": the late look).
 struct Round {
   std::uint64_t hash = 0;
   std::uint64_t sequence = 0;
