@@ -16,6 +16,7 @@ namespace {
 
 /// Names differ between segments of one process (a counter) and between processes of other pid
 /// namespaces sharing /dev/shm (the clock); a name that exists anyway is skipped (O_EXCL).
+/// Process-wide, not a set's state: the names must differ across every segment the process makes.
 std::atomic<unsigned> g_segments{0};
 constexpr int kNameAttempts = 8;
 
