@@ -1,29 +1,11 @@
 // detect(): the launcher's identity plus PopRun's POPDIST_* contract -> Topology
 // (DESIGN.md 3). Pure: a function of the lookup, no MPI, no I/O, no logging.
 //
-// Decisions where DESIGN.md is silent (the lead's, or ours; see the unit tests for each):
-// - The family is "popdist" (no launcher) when a replica variable is set (TOTAL, LOCAL, OFFSET,
-//   UNIFORM); IPUS_PER_REPLICA or LOCAL_INSTANCE_INDEX alone leave it "singleton" (with
-//   isPopdistEnvSet() true). Without a launcher the host index is unknown (std::nullopt), the
-//   total defaults to the local count (one instance), and num_local_instances is
-//   POPDIST_LOCAL_INSTANCE_INDEX + 1 (the least it can be) when that is set.
-// - Under a launcher with non-uniform replicas (total != local x instances) the offset cannot
-//   be derived: POPDIST_REPLICA_INDEX_OFFSET is then required. The total must be at least the
-//   number of instances (each drives a replica).
-// - POPDIST_UNIFORM_REPLICAS_PER_INSTANCE, when set, is the answer (0 is allowed even if this
-//   instance's total == local x instances: other instances may differ); when unset, uniformity
-//   is derived, and a derived-uniform instance whose offset is not index x local is an error
-//   that says how to declare non-uniform replicas.
-// - A lower-priority family that is present but malformed is a warning, not an error: it is
-//   not used.
-// - Never a silent singleton: when no family is formed, every variable that states part of a
-//   launch (RANK, SLURM_PROCID, PMIX_RANK, ...) is named in a warning with the reason it was not
-//   used; an index > 0 among them (a process that is certainly not the job's first) is an error
-//   unless POPDIST_LAUNCHER=singleton. Under the popdist family (PopRun's variables without a
-//   launcher) they only warn: PopRun's variables state the instance explicitly.
-// - POPDIST_LAUNCHER=<family> reads the family's identity variables even when its marker is
-//   absent (torch.distributed.launch without TORCHELASTIC_RUN_ID), with a warning naming the
-//   missing marker.
+// Where DESIGN.md is silent it decides (each decision has its unit tests; the launchers guide,
+// docs/guide/launchers.md, "How detection decides", lists them): the "popdist" family when a
+// replica variable is set without a launcher, a required offset for non-uniform replicas under a
+// launcher, a malformed lower-priority family only warning, never a silent singleton, and
+// POPDIST_LAUNCHER reading a family whose marker is absent.
 
 #include <fmt/format.h>
 

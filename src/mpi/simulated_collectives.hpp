@@ -1,20 +1,10 @@
 #pragma once
 // Simulation build only (POPDIST_SIMULATION=ON force-includes this header into the library's
-// sources): popdist's nonblocking collectives become MPI's blocking ones.
-//
-// Why: SimGrid SMPI 3.32 implements the nonblocking collectives naively (smpi_nbc_impl.cpp:
-// MPI_Iallgather and MPI_Iallreduce send to every other rank, MPI_Ibcast and MPI_Iexscan are
-// linear chains of point-to-point requests), while the blocking ones use the tree and
-// recursive-doubling algorithms of its collective selector (smpi/coll-selector:ompi, which
-// tests/scale's scripts set: SMPI's "default" MPI_Allgather is all-to-all as well). MPI_Exscan
-// is linear even when blocking: it is recursive doubling here. With the nonblocking forms, init()
-// and execute_on_instances are all-to-all in the simulation (82 s of real time for init() at 128
-// simulated ranks, 7 s for one execute_on_instances) and measure SMPI's shortcut, not popdist;
-// real MPI libraries run the nonblocking collectives with the same algorithms as the blocking
-// ones. What is lost here: the deadlines popdist keeps around these waits (the init watchdog's
-// wording, execute_on_instances' timeout) — the blocking call returns completed, with the
-// request MPI_REQUEST_NULL, so the wait that follows never times out. A member that never comes
-// to init() hangs the simulation instead of failing it.
+// sources): popdist's nonblocking collectives become MPI's blocking ones, because SimGrid SMPI
+// implements the nonblocking ones naively (all-to-all or linear chains) while real MPI libraries
+// run them with the blocking ones' algorithms. What is lost: the deadlines around these waits (a
+// member that never comes to init() hangs the simulation). The measured cost and the details:
+// docs/guide/simulation.md, "Blocking collectives in the simulation".
 
 #include <mpi.h>
 

@@ -8,8 +8,8 @@
 
 #include "mpi/clock.hpp"
 #include "popdist/error.hpp"
+#include "protocols/timed_barrier.hpp"
 #include "registry/entry.hpp"
-#include "registry/protocols/timed_barrier.hpp"
 #include "registry/registry.hpp"
 #include "runtime/runtime_state.hpp"
 

@@ -11,11 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "registry/protocols/timed_rounds.hpp"
+#include "protocols/protocol_set.hpp"
 
 namespace popdist::detail {
-
-class HostBarrier;
 
 /// How an untimed synchronize over a set waits, chosen when the set is made (Registry::make_entry)
 /// and never changed; a call with a timeout always takes the set's timed form (timed_barrier:
@@ -27,46 +25,34 @@ enum class BarrierStrategy : std::uint8_t {
   Timed,         ///< POPDIST_SYNC_TIMEOUT is set: every synchronize is timed, with that default
 };
 
-/// One set of instances. Entries are never moved or deleted before finalize(), so pointers to
-/// them (the root scope, the scope stacks) stay valid and the hot path needs no lookup.
-struct Entry {
-  // The set's identity (fixed once made; the name and handshake id under the registry's lock).
-  std::vector<int> members;  ///< sorted
-  std::uint64_t hash = 0;    ///< set_hash(members)
-  std::string name;          ///< the first id it was registered under, else "{0, 1}"
+/// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
+/// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit
+/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.
+inline std::atomic<std::uint64_t> g_registry_generation{1};
+inline void bump_registry_generation() noexcept { g_registry_generation.fetch_add(1, std::memory_order_acq_rel); }
+
+/// One set of instances: what the protocols see of it (ProtocolSet), and what only the
+/// registry needs. Entries are never moved or deleted before finalize(), so pointers to them
+/// (the root scope, the scope stacks) stay valid and the hot path needs no lookup.
+struct Entry : ProtocolSet {
+  Entry() noexcept : ProtocolSet(&bump_registry_generation) {}
+
+  // More of its identity (the handshake id under the registry's lock).
   std::string handshake_id;  ///< the id sent in the creation handshake ("" when none)
   bool is_member = false;
-  int arrived_tag = 0;       ///< timed synchronize tags on the control communicator
-  int gave_up_tag = 0;
   // How synchronize waits on it (fixed once made).
   BarrierStrategy strategy = BarrierStrategy::Communicator;
-  HostBarrier* host_barrier = nullptr;  ///< the registry's host barrier, for the root scope only
-  double default_timeout = 0;           ///< seconds, for BarrierStrategy::Timed
+  double default_timeout = 0;  ///< seconds, for BarrierStrategy::Timed
   // Its communicator (registry.cpp creates it).
   /// The communicator, valid once `created` is true (release/acquire publishes it to threads).
   MPI_Comm comm = MPI_COMM_NULL;
-  bool owns_comm = true;     ///< false for the root scope (its communicator is the runtime's)
+  bool owns_comm = true;  ///< false for the root scope (its communicator is the runtime's)
   std::atomic<bool> created{false};
-  // Its synchronize state (protocols/timed_barrier.cpp).
-  /// Set when a timed synchronize over this set timed out; `abandoned_reason` is written first.
-  std::atomic<bool> abandoned{false};
-  std::string abandoned_reason;
-  std::atomic<std::uint64_t> timed_sequence{0};
-  /// The timed synchronize's buffers and requests, made on first use (timed_barrier.cpp).
-  std::unique_ptr<TimedRounds> timed;
-  /// The root scope's rounds among the hosts' leaders, on a leader, made on first use
-  /// (timed_hosts.cpp: a timed synchronize over all instances across hosts).
-  std::unique_ptr<TimedRounds> timed_leaders;
-  /// Held for the duration of any synchronize over the set (synchronize_guard.hpp): the threads
-  /// of one instance take turns, so that each call is one whole barrier.
-  std::mutex synchronize_turn;
   // The meeting of popdist's own collectives over the set (collective_meeting.hpp).
   /// The same members under another hash, so other tags: a collective's meeting and a
   /// synchronize never complete each other. Made on first use (Registry::collectives_of).
+  /// Its `operation` (ProtocolSet) names the collective that meets in it now.
   std::unique_ptr<Entry> collectives;
-  /// On a `collectives` entry: the operation that meets in it now, for notices and errors
-  /// ("" on a set's own entry: synchronize). Written under `collectives_turn`.
-  std::string operation;
   std::mutex collectives_turn;  ///< on a set's own entry: one collective's meeting at a time
 };
 
@@ -75,11 +61,5 @@ struct Entry {
 /// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
 /// acquire of g_hot.initialized, which init() stores last.
 inline std::atomic<Entry*> g_root_scope{nullptr};
-
-/// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
-/// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit
-/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.
-inline std::atomic<std::uint64_t> g_registry_generation{1};
-inline void bump_registry_generation() noexcept { g_registry_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 }  // namespace popdist::detail

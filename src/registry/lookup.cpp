@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "protocols/instance_sets.hpp"
 #include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"

@@ -8,19 +8,13 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/timed_barrier.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/timed_barrier.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"
 
 namespace popdist::detail {
-
-void throw_abandoned(const Entry& entry, const char* function) {
-  throw UsageError(fmt::format("{}: the communicator over {} ('{}') was abandoned after a timed-out synchronize ({}); "
-                               "its members are out of step, so it cannot be used again in this job",
-                               function, format_set(entry.members), entry.name, entry.abandoned_reason));
-}
 
 void Registry::attach(const RuntimeState& runtime) {
   reset(runtime.world, runtime.size, runtime.rank, runtime.tag_ub, runtime.default_timeout, runtime.census_after);

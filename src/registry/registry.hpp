@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "protocols/handshake.hpp"
+#include "protocols/host_barrier.hpp"
 #include "registry/entry.hpp"
-#include "registry/protocols/handshake.hpp"
-#include "registry/protocols/host_barrier.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -82,8 +82,5 @@ class Registry {
 
 /// The registry's part of the one process state (defined in process/process_state.cpp).
 Registry& registry();
-
-/// Throws UsageError saying the entry was abandoned after a timed-out synchronize.
-[[noreturn]] void throw_abandoned(const Entry& entry, const char* function);
 
 }  // namespace popdist::detail

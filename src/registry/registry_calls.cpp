@@ -8,7 +8,7 @@
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
-#include "registry/instance_sets.hpp"
+#include "protocols/instance_sets.hpp"
 #include "registry/lookup.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"

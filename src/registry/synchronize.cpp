@@ -8,14 +8,14 @@
 
 #include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
+#include "protocols/host_barrier.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/synchronize_guard.hpp"
+#include "protocols/timed_barrier.hpp"
 #include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
 #include "registry/lookup.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/protocols/timed_barrier.hpp"
 #include "registry/registry.hpp"
 #include "registry/scope.hpp"
-#include "registry/synchronize_guard.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist {

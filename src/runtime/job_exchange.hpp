@@ -1,24 +1,10 @@
 #pragma once
-// init()'s exchange with the other instances, one step per method. What a process receives
-// does not grow with the number of instances N when the job is sane (DESIGN.md 5, "Scale"):
-//
-//   split_hosts()  MPI_Comm_split_type(SHARED): which instances share this host;
-//   screen()       one MPI_Exscan (replicas and host leaders before me) and one MPI_Allreduce
-//                  (MAX over a fixed vector: failure, min/max of the job-wide values, "amiss"),
-//                  plus one MPI_Bcast inside the host for its index -- O(log N) messages, a few
-//                  dozen bytes, whatever N;
-//   agree_on_failure()  only when an instance failed: who failed (4 bytes per instance), and the
-//                  lowest failed instance's error text (from that instance only);
-//   gather_records()    only when the screen found something amiss or the replicas are not
-//                  uniform: 64 bytes per instance, then the pure job check decides.
-//
-// Since the instance index equals the MPI rank (checked locally first), the replica ranges tile
-// 0..total-1 in instance order exactly when every offset equals the exclusive prefix sum of the
-// local replicas and the last range ends at total; a tiling in another order is still valid, and
-// the gathered records let the job check accept it. So the screen never passes a job that the
-// job check would refuse, and every instance reaches the same verdict from the same reductions.
-// Every step is bounded by the deadline (POPDIST_SYNC_TIMEOUT): nonblocking collectives polled
-// until it passes.
+// init()'s exchange with the other instances, one step per method: split_hosts(), screen() (one
+// MPI_Exscan and one MPI_Allreduce, O(log N) messages of a few dozen bytes whatever N), and
+// agree_on_failure() and gather_records() only when something is amiss. What a process receives
+// does not grow with N when the job is sane (DESIGN.md 5, "Scale"); every step is bounded by the
+// deadline. Why the screen never passes a job the job check would refuse:
+// docs/guide/protocols.md, "init()'s exchange".
 
 #include <mpi.h>
 
@@ -66,7 +52,7 @@ class JobExchange {
 
   /// Step 1: the shared-memory split; fills the record's MPI fields.
   void split_hosts(InstanceRecord& mine);
-  /// Step 2: the reductions (see the top of this file).
+  /// Step 2: the reductions (docs/guide/protocols.md, "init()'s exchange").
   [[nodiscard]] ScreenVerdict screen(const InstanceRecord& mine);
   /// This instance's host placement (after screen()).
   [[nodiscard]] HostPlacement placement() const noexcept { return placement_; }

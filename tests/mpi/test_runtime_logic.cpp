@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "error_message.hpp"
 #include "popdist/error.hpp"
 #include "popdist/job_check.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/handshake.hpp"
+#include "protocols/handshake.hpp"
+#include "protocols/instance_sets.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
-#include "error_message.hpp"
 
 using popdist::detail::InstanceRecord;
 

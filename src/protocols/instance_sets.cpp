@@ -1,4 +1,4 @@
-#include "registry/instance_sets.hpp"
+#include "protocols/instance_sets.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -13,8 +13,8 @@
 #include <mutex>
 
 #include "popdist/error.hpp"
-#include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/protocol_set.hpp"
 
 namespace popdist::detail {
 
@@ -25,7 +25,7 @@ using UntimedTurn = std::lock_guard<std::mutex>;
 /// A timed synchronize's turn: UsageError when another thread of this instance holds the set.
 class TimedTurn {
  public:
-  explicit TimedTurn(Entry& entry) : entry_(entry) {
+  explicit TimedTurn(ProtocolSet& entry) : entry_(entry) {
     if (!entry.synchronize_turn.try_lock()) throw_busy(entry);
   }
   ~TimedTurn() { entry_.synchronize_turn.unlock(); }
@@ -33,7 +33,7 @@ class TimedTurn {
   TimedTurn& operator=(const TimedTurn&) = delete;
 
  private:
-  [[noreturn, gnu::noinline, gnu::cold]] static void throw_busy(const Entry& entry) {
+  [[noreturn, gnu::noinline, gnu::cold]] static void throw_busy(const ProtocolSet& entry) {
     throw UsageError(fmt::format("synchronize over {} ('{}'): another thread of this instance is already in a "
                                  "synchronize over this set, and a timed synchronize does not wait for its turn; "
                                  "one synchronize per set at a time (MPI's rule for the collectives of one "
@@ -41,7 +41,7 @@ class TimedTurn {
                                  format_set(entry.members), entry.name));
   }
 
-  Entry& entry_;
+  ProtocolSet& entry_;
 };
 
 }  // namespace popdist::detail

@@ -2,54 +2,9 @@
 // The roll call of a failed timed synchronize (timed_barrier.cpp): which members of a set are
 // present, found with O(log k) messages per member when few are missing. Pure logic, no MPI: the
 // caller delivers messages and the time, and sends what the roll call hands to its callback, so
-// that tests/unit/test_roll_call.cpp can run it over every subset of missing members.
-//
-// Shape: the recursive-doubling schedule of the barrier itself (timed_rounds.hpp). With p2 the
-// largest power of two <= k, positions 0..p2-1 are the slots of a hypercube, and a position
-// p2 + i beyond them (an extra) folds into slot i: the two exchange a Fold message first, and the
-// slot's actor -- its first position, or the extra when that one is silent for a window -- runs
-// the hypercube for both. At level s the actor of slot i needs the state of the partner block
-// Q_s(i), the 2^s slots (with their extras) containing i XOR 2^s; every message is sent only by an
-// actor that has finished the levels below (it knows its own block exactly) and carries a bitmap
-// of the positions it knows present, so any one level-s message from Q_s gives the whole block.
-// The actor asks its natural partner first; a window later without a level-s message from Q_s, it
-// asks the next slot of Q_s (first the partner's neighbour across half the block, XOR 2^(s-1) + 1,
-// then bit-reversed order, so that the second tries that one absent member causes at different
-// levels land on different members; first positions without an extra before those with one,
-// which send the fold's messages already), then 2, 4, ...
-// per window (extras after first positions), until one answers (late answers count, as long as
-// the level is open) or all have been asked: then the whole block is absent. A request is
-// answered (once per requester and level) once the actor has finished the levels below it, unless
-// the actor's own request of that level went to the requester already. After the last level the
-// actor knows every position: it tells its extra (Final), and sends a Final to each absent member
-// it is the nearest present one to (unless it sent that member something already), so that a
-// member arriving late finds a notice and fails.
-//
-// Why "absent" is never said of a member that takes part. A member answers only once it has
-// finished the levels below, and it may have spent windows there asking absent members: a
-// requester that gave it only one window would take it for absent. So the windows grow by one per
-// level (level s: s + 2 windows; the fold's: one), longer than any wait one absent member causes
-// below; and a member that has held a request for all but half a window of the requester's
-// window tells the requester to wait for it (Hold), which then asks nobody else at that level.
-// The unit test checks the names over every subset of absent members, with members that start
-// at once and members that start only when a first message reaches them.
-//
-// The way out (settle). When whole blocks are absent, the levels ask them a batch per window with
-// windows that grow per level, and lags add up from level to level: tens of windows. The caller
-// bounds that (timed_barrier.cpp: after levels + 5 windows, later than the one-absent case needs):
-// a member not done by then asks every member still unknown to it directly (Probe; every member
-// answers Here at once, whatever it is doing) and takes the silent ones for absent a window later.
-// The names stay exact; the messages are then up to one per unknown member and one per member
-// that asks this one.
-//
-// Cost, counted by the unit test over every subset for k <= 10: at most ceil(log2 k) + 1 messages
-// per member with nobody absent (the levels, and a fold's message), ceil(log2 k) + 2 with one
-// member absent (one more when members start only as a first message reaches them: a Hold); in
-// general each absent member asked costs its asker a message, so a block holding a present member
-// among many absent ones costs up to its size (the bad case: O(k) for a member whose partner block
-// is mostly absent), and up to 2k + ceil(log2 k) + 2 when the roll call has to settle. Time: the
-// one-absent case ends within levels + 2 windows (and the message latencies); whole absent blocks
-// take a window per batch asked, up to the settling.
+// that tests/unit/test_roll_call.cpp can run it over every subset of missing members. Its shape
+// (the barrier's hypercube with folds, windows that grow per level, Hold, the way out by Probe)
+// and its cost: docs/guide/protocols.md, "The roll call".
 
 #include <cstddef>
 #include <cstdint>

@@ -1,22 +1,11 @@
 #pragma once
 // The host-aware barrier behind an untimed synchronize() over all instances (DESIGN.md 5,
-// "Scale"): inside a host the instances meet in a shared-memory segment (one counter and
-// one generation word, no message at all); across hosts only the hosts' leaders (the lowest
-// instance of each) meet, in an MPI_Barrier over a communicator of leaders. On one host that is
-// a fraction of MPI_Barrier's cost; across hosts about MPI_Barrier over the leaders.
-//
-// Waiting spins briefly (a barrier between running processes completes within microseconds),
-// then yields a few times, then sleeps in the kernel on the generation word (a futex on the
-// shared mapping, woken by the releaser), so that it stays correct and fast when instances
-// outnumber cores: a waiter that is not running cannot steal time from the one it waits for.
-// Fork safety: a child process inherits the shared mapping but is not a member of the job; a
-// fork handler marks the child, and the barrier refuses to run there.
-//
-// On one host it also has a timed form (wait_until), behind a timed synchronize over all
-// instances: the same counter, with a "gave up" bit that one atomic compare-and-swap sets on a
-// waiter's deadline unless the last arrival got there first, so that every instance agrees on
-// whether the round was met. Each instance's slot says which round it was counted in, so the
-// instances that did not arrive are named straight from shared memory.
+// "Scale"): inside a host the instances meet in a shared-memory segment (no message at all);
+// across hosts only the hosts' leaders meet, in an MPI_Barrier over a communicator of leaders.
+// Waiting spins, yields, then sleeps on a futex, so that it stays fast when instances outnumber
+// cores. On one host it also has a timed form (wait_until), whose "gave up" bit makes every
+// instance agree on whether the round was met. A fork() child refuses it (runtime/fork_guard.hpp).
+// Why each of these: docs/guide/protocols.md, "The host barrier".
 
 #include <mpi.h>
 
@@ -25,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "registry/protocols/shared_segment.hpp"
+#include "protocols/shared_segment.hpp"
 
 namespace popdist::detail {
 

@@ -1,7 +1,7 @@
 // The timed synchronize's GAVE_UP tag and failure path, shared by its protocols (timed_barrier.cpp
 // over the members' positions, timed_hosts.cpp across hosts): the receive that stays posted for a
 // set, the roll call that names the missing (roll_call.hpp), and the errors.
-#include "registry/protocols/timed_failure.hpp"
+#include "protocols/timed_failure.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,9 +16,8 @@
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/roll_call_driver.hpp"
-#include "registry/registry.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/roll_call_driver.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -28,7 +27,7 @@ using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hp
 
 /// `bytes` as this set's GAVE_UP message, or nothing (too short, or another set's whose tag
 /// collides with ours: its hash differs).
-std::optional<Heard> read_notice(const Entry& entry, const char* bytes, std::size_t size, int source) {
+std::optional<Heard> read_notice(const ProtocolSet& entry, const char* bytes, std::size_t size, int source) {
   Heard heard;
   if (size < sizeof heard.notice) return std::nullopt;
   std::memcpy(&heard.notice, bytes, sizeof heard.notice);
@@ -40,7 +39,7 @@ std::optional<Heard> read_notice(const Entry& entry, const char* bytes, std::siz
 
 /// The GAVE_UP receive from any member that stays posted for the set (re-posted after it takes
 /// a notice that turns out to be another set's).
-void post_gave_up_receive(const Entry& entry, TimedRounds& rounds, MPI_Comm control) {
+void post_gave_up_receive(const ProtocolSet& entry, TimedRounds& rounds, MPI_Comm control) {
   MpiLock lock;
   check_mpi(MPI_Irecv(rounds.gave_up_notice.data(), static_cast<int>(rounds.gave_up_notice.size()), MPI_BYTE,
                       MPI_ANY_SOURCE, entry.gave_up_tag, control, &rounds.gave_up_request()),
@@ -49,7 +48,7 @@ void post_gave_up_receive(const Entry& entry, TimedRounds& rounds, MPI_Comm cont
 
 /// Receives the GAVE_UP messages already queued for this set that no posted receive took (the
 /// failure path only, so probing is fine here), adding them to `heard`.
-void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<Heard>& heard) {
+void drain_gave_up(const ProtocolSet& entry, MPI_Comm control, std::vector<Heard>& heard) {
   for (;;) {
     MPI_Status status;
     std::vector<char> bytes;
@@ -62,7 +61,7 @@ void drain_gave_up(const Entry& entry, MPI_Comm control, std::vector<Heard>& hea
 /// The posted GAVE_UP receive's message after it completed with `status`, or nothing when it
 
 /// was another set's.
-std::optional<Heard> posted_notice(const Entry& entry, TimedRounds& rounds, const MPI_Status& status) {
+std::optional<Heard> posted_notice(const ProtocolSet& entry, TimedRounds& rounds, const MPI_Status& status) {
   int size = 0;
   MPI_Get_count(&status, MPI_BYTE, &size);
   return read_notice(entry, rounds.gave_up_notice.data(), static_cast<std::size_t>(std::max(size, 0)),
@@ -73,7 +72,7 @@ std::optional<Heard> posted_notice(const Entry& entry, TimedRounds& rounds, cons
 /// this round or an earlier one: either way the set is abandoned on their side); the receive is
 /// then not posted again, as the set is about to be abandoned here too. Empty for another set's
 /// message whose tag collides with ours: the receive is posted again.
-std::vector<Heard> take_gave_up(const Entry& entry, TimedRounds& rounds, const MPI_Status& status, MPI_Comm control) {
+std::vector<Heard> take_gave_up(const ProtocolSet& entry, TimedRounds& rounds, const MPI_Status& status, MPI_Comm control) {
   auto first = posted_notice(entry, rounds, status);
   if (!first) {
     post_gave_up_receive(entry, rounds, control);
@@ -93,15 +92,15 @@ std::vector<int> senders_of(const std::vector<Heard>& heard) {
 
 }  // namespace
 
-void abandon(Entry& entry, std::string reason) {
+void abandon(ProtocolSet& entry, std::string reason) {
   if (!entry.abandoned.load(std::memory_order_acquire)) {
     entry.abandoned_reason = std::move(reason);
     entry.abandoned.store(true, std::memory_order_release);
-    bump_registry_generation();
+    entry.on_abandoned();
   }
 }
 
-TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
+TimedRounds& rounds_of(ProtocolSet& entry, int me, MPI_Comm control) {
   if (!entry.timed) {
     entry.timed =
         std::make_unique<TimedRounds>(entry.members, me, static_cast<std::size_t>(runtime_state().size));
@@ -110,7 +109,7 @@ TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control) {
   return *entry.timed;
 }
 
-std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm control) {
+std::vector<Heard> test_gave_up(const ProtocolSet& entry, TimedRounds& rounds, MPI_Comm control) {
   if (rounds.gave_up_request() == MPI_REQUEST_NULL) return {};
   int flag = 0;
   MPI_Status status;
@@ -121,7 +120,7 @@ std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Com
   return flag != 0 ? take_gave_up(entry, rounds, status, control) : std::vector<Heard>();
 }
 
-std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, int me) {
+std::vector<int> givers_of(const ProtocolSet& entry, const std::vector<Heard>& heard, int me) {
   std::set<int> givers;
   for (const auto& one : heard) RollCall::add_takers(givers, one.source, one.present, entry.members);
   givers.erase(me);
@@ -134,7 +133,7 @@ bool roll_call_is_over(const std::vector<Heard>& heard, std::uint64_t sequence) 
   });
 }
 
-void look_for_late_notices(Entry& entry, TimedRounds& rounds, MPI_Comm control, Clock::time_point deadline,
+void look_for_late_notices(ProtocolSet& entry, TimedRounds& rounds, MPI_Comm control, Clock::time_point deadline,
                            double seconds, int me) {
   const auto until = std::min(deadline, Clock::now() + kLateNoticeGrace);
   for (int pass = 0; pass < kLateNoticePasses && (pass == 0 || Clock::now() < until); ++pass) {
@@ -169,11 +168,11 @@ RoundCleanup::~RoundCleanup() {
 
 /// The call a timed wait on `entry` serves, for its errors: synchronize, or the meeting before
 /// one of popdist's own collectives (collective_meeting.hpp).
-std::string call_of(const Entry& entry) {
+std::string call_of(const ProtocolSet& entry) {
   return entry.operation.empty() ? std::string("synchronize") : "the meeting before " + entry.operation;
 }
 
-[[noreturn]] void throw_others_gave_up(Entry& entry, const std::vector<int>& givers, double seconds, int me) {
+[[noreturn]] void throw_others_gave_up(ProtocolSet& entry, const std::vector<int>& givers, double seconds, int me) {
   const auto text = fmt::format(
       "{} over {} ('{}'): instance{} {} gave up waiting for this instance (instance {}) before it arrived "
       "(this call's timeout: {} s); the set is now abandoned",
@@ -197,7 +196,7 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
   }
 }
 
-[[noreturn]] void roll_call_and_fail(Entry& entry, TimedRounds& rounds, const Round& mine, std::vector<Heard> heard,
+[[noreturn]] void roll_call_and_fail(ProtocolSet& entry, TimedRounds& rounds, const Round& mine, std::vector<Heard> heard,
                                      double seconds, MPI_Comm control) {
   const auto& members = entry.members;
   const auto me = runtime_state().rank;
@@ -255,7 +254,7 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
   throw_missing(entry, givers, missing, seconds, waited.explain(missing));
 }
 
-[[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
+[[noreturn]] void throw_missing(ProtocolSet& entry, const std::vector<int>& givers, const std::vector<int>& missing,
                                 double seconds, const std::string& explanation) {
   const auto how = givers.empty()
                        ? fmt::format("timed out after {} s", seconds)

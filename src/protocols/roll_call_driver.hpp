@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include "mpi/clock.hpp"
-#include "registry/protocols/roll_call.hpp"
+#include "protocols/roll_call.hpp"
 
 namespace popdist::detail {
 

@@ -11,15 +11,16 @@
 #include <vector>
 
 #include "mpi/late_look.hpp"
-#include "registry/entry.hpp"
-#include "registry/protocols/roll_call.hpp"
-#include "registry/protocols/timed_rounds.hpp"
-#include "registry/protocols/waited_in.hpp"
+#include "protocols/protocol_set.hpp"
+#include "protocols/roll_call.hpp"
+#include "protocols/timed_rounds.hpp"
+#include "protocols/waited_in.hpp"
 
 namespace popdist::detail {
 
-/// Polling back-off (timed_barrier.cpp, "Why it is shaped for speed"): spin on MPI_Test for this
-/// long, then yield between polls until kYieldFor, then sleep kSleepBetweenPolls between polls.
+/// Polling back-off (docs/guide/protocols.md, "The timed barrier": why it is shaped for speed): spin on
+/// MPI_Test for this long, then yield between polls until kYieldFor, then sleep kSleepBetweenPolls
+/// between polls.
 inline constexpr auto kSpinFor = std::chrono::microseconds(50);
 inline constexpr auto kYieldFor = std::chrono::milliseconds(10);
 inline constexpr auto kSleepBetweenPolls = std::chrono::microseconds(50);
@@ -40,18 +41,18 @@ struct Heard {
 };
 
 /// Marks the set abandoned (once), with the reason later calls give.
-void abandon(Entry& entry, std::string reason);
+void abandon(ProtocolSet& entry, std::string reason);
 
 /// The set's TimedRounds, made (and its GAVE_UP receive posted) on its first timed round.
-TimedRounds& rounds_of(Entry& entry, int me, MPI_Comm control);
+TimedRounds& rounds_of(ProtocolSet& entry, int me, MPI_Comm control);
 
 /// Whether a GAVE_UP has come (MPI_Test: one progress pass when it has not): the messages, or
 /// empty.
-std::vector<Heard> test_gave_up(const Entry& entry, TimedRounds& rounds, MPI_Comm control);
+std::vector<Heard> test_gave_up(const ProtocolSet& entry, TimedRounds& rounds, MPI_Comm control);
 
 /// The members that gave up, from their messages: the senders, and the members their bitmaps
 /// name present (all of them in the roll call too), but this instance, sorted.
-std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, int me);
+std::vector<int> givers_of(const ProtocolSet& entry, const std::vector<Heard>& heard, int me);
 
 /// Whether `heard` (messages that came while this instance waited in round `sequence`) say the
 /// roll call is over without it: a notice of an earlier round, or a Final (the others gave up on
@@ -61,7 +62,7 @@ std::vector<int> givers_of(const Entry& entry, const std::vector<Heard>& heard, 
 /// The late look after a round met (timed_barrier.cpp, step 5): a few progress passes, until
 /// kLateNoticeGrace or `deadline`, for a GAVE_UP sent before this instance arrived; throws
 /// throw_others_gave_up's error when one is there.
-void look_for_late_notices(Entry& entry, TimedRounds& rounds, MPI_Comm control, MpiClock::time_point deadline,
+void look_for_late_notices(ProtocolSet& entry, TimedRounds& rounds, MPI_Comm control, MpiClock::time_point deadline,
                            double seconds, int me);
 
 /// On every way out of a round (exceptions included): cancels the ARRIVED receives still
@@ -80,11 +81,11 @@ class RoundCleanup {
 };
 
 /// For a member that arrives after `givers` gave up on it: abandons the set, throws TimeoutError.
-[[noreturn]] void throw_others_gave_up(Entry& entry, const std::vector<int>& givers, double seconds, int me);
+[[noreturn]] void throw_others_gave_up(ProtocolSet& entry, const std::vector<int>& givers, double seconds, int me);
 
 /// Abandons the set and throws TimeoutError naming `missing`, the members that did not arrive;
 /// `givers`: the members that gave up first (empty when this instance's own deadline ended it).
-[[noreturn]] void throw_missing(Entry& entry, const std::vector<int>& givers, const std::vector<int>& missing,
+[[noreturn]] void throw_missing(ProtocolSet& entry, const std::vector<int>& givers, const std::vector<int>& missing,
                                 double seconds, const std::string& explanation = {});
 
 /// After telling `missing` which set this instance waited in (waited_in.hpp): takes their answers,
@@ -97,7 +98,7 @@ void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double s
 /// The failure path: the roll call (roll_call.hpp) with the members still in the round, for
 /// roll_call_length, then TimeoutError naming the members that did not take part. `heard`: the
 /// messages that came while this instance still waited (it joins the roll call they started).
-[[noreturn]] void roll_call_and_fail(Entry& entry, TimedRounds& rounds, const Round& mine, std::vector<Heard> heard,
+[[noreturn]] void roll_call_and_fail(ProtocolSet& entry, TimedRounds& rounds, const Round& mine, std::vector<Heard> heard,
                                      double seconds, MPI_Comm control);
 
 }  // namespace popdist::detail

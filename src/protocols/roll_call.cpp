@@ -1,4 +1,4 @@
-#include "registry/protocols/roll_call.hpp"
+#include "protocols/roll_call.hpp"
 
 #include <algorithm>
 

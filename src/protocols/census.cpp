@@ -1,4 +1,4 @@
-#include "registry/protocols/census.hpp"
+#include "protocols/census.hpp"
 
 #include <algorithm>
 #include <vector>

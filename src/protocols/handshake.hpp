@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "mpi/deadline.hpp"
-#include "registry/protocols/handshake_message.hpp"
+#include "protocols/handshake_message.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -50,6 +50,8 @@ class Handshake {
     std::vector<int> members;
     std::string id;
   };
+  /// One registration's handshake, its steps as named functions (handshake.cpp).
+  class Session;
   [[noreturn]] void fail(const std::vector<int>& mine, const std::vector<int>& theirs, const std::string& text,
                          int me, MPI_Comm control);
   void poison(const SetDigest& set, const std::string& text);

@@ -8,12 +8,12 @@
 
 namespace popdist::detail {
 
-struct Entry;
+struct ProtocolSet;
 class HostBarrier;
 
 /// Waits until every instance has arrived, or `deadline` (`seconds` after `start`, on MPI's
 /// clock). Throws as timed_barrier does. `host` spans hosts and uses its shared-memory segment.
-void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, MpiClock::time_point start,
+void timed_across_hosts(ProtocolSet& entry, HostBarrier& host, double seconds, MpiClock::time_point start,
                         MpiClock::time_point deadline, int me, MPI_Comm control);
 
 }  // namespace popdist::detail

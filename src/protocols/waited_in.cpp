@@ -1,4 +1,4 @@
-#include "registry/protocols/waited_in.hpp"
+#include "protocols/waited_in.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,8 +9,8 @@
 
 #include "mpi/matched_receive.hpp"
 #include "mpi/pending_sends.hpp"
-#include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/protocol_set.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -29,7 +29,7 @@ std::string shortened(std::string text) {
 
 }  // namespace
 
-WaitedIn::WaitedIn(const Entry& entry, MPI_Comm control)
+WaitedIn::WaitedIn(const ProtocolSet& entry, MPI_Comm control)
     : entry_(entry), control_(control), members_hash_(set_hash(entry.members)) {
   const auto set = format_set(entry.members);
   if (!entry.operation.empty()) {

@@ -1,21 +1,11 @@
 #pragma once
-// Which set each member waited in, for a timed synchronize that failed (DESIGN.md 5: one set,
-// one barrier). Members that name the same set meet however they name it; members that name
-// *different* sets that overlap (instance 0 over {0, 1}, instance 1 over {1, 2}) each wait for
-// the other in vain. A timeout then names the instances that did not arrive, but "did not arrive"
-// hides that they were waiting too, elsewhere. So a failing timed synchronize tells the members
-// it missed which set it waited in, and answers such a notice with its own: each error names the
-// set every missing member used, when that member was in a timed synchronize within the roll
-// call's grace (or still waiting in one, which answers between its polls).
-//
-// The same goes for two different popdist operations over the same members (instance 0 in
-// synchronize(), instance 1 in one of popdist's own collectives, which meet apart:
-// collective_meeting.hpp): neither can ever complete, so a member that hears of it fails at once,
-// and each error names both operations.
-//
-// One fixed tag on the control communicator; a notice is the sender's entry hash, the hash of its
-// members and a short description ("synchronize over {1, 2} ('pair')", "popdist.torch.
-// DistributedSampler (allgather of bytes) over {0, 1}"), at most kMaxText bytes.
+// Which set each member waited in, for a timed synchronize that failed: members that name
+// different sets that overlap each wait for the other in vain, and "did not arrive" would hide
+// that they were waiting too, elsewhere. So a failing timed wait tells the members it missed which
+// set (or which of popdist's operations) it waited in, and answers such a notice with its own;
+// two different operations over the same members fail at once, naming both. One fixed tag on the
+// control communicator; a notice is two hashes and at most kMaxText bytes of text.
+// docs/guide/protocols.md, "Which set each member waited in".
 
 #include <mpi.h>
 
@@ -29,14 +19,14 @@
 
 namespace popdist::detail {
 
-struct Entry;
+struct ProtocolSet;
 
 class WaitedIn {
  public:
   static constexpr std::size_t kMaxText = 200;
 
   /// `entry`: the set this instance waits in.
-  WaitedIn(const Entry& entry, MPI_Comm control);
+  WaitedIn(const ProtocolSet& entry, MPI_Comm control);
 
   /// Tells `members` (other than the ones told already) which set this instance waits in.
   void tell(const std::vector<int>& members);
@@ -59,7 +49,7 @@ class WaitedIn {
   [[nodiscard]] std::string explain(const std::vector<int>& missing) const;
 
  private:
-  const Entry& entry_;
+  const ProtocolSet& entry_;
   MPI_Comm control_;
   std::vector<char> mine_;  ///< the notice this instance sends
   std::string text_;        ///< its description

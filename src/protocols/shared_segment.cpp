@@ -1,4 +1,4 @@
-#include "registry/protocols/shared_segment.hpp"
+#include "protocols/shared_segment.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,6 +16,7 @@ namespace {
 
 /// Names differ between segments of one process (a counter) and between processes of other pid
 /// namespaces sharing /dev/shm (the clock); a name that exists anyway is skipped (O_EXCL).
+/// Process-wide, not a set's state: the names must differ across every segment the process makes.
 std::atomic<unsigned> g_segments{0};
 constexpr int kNameAttempts = 8;
 

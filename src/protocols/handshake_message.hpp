@@ -1,20 +1,9 @@
 #pragma once
-// The messages of registration's handshake (handshake.cpp) and their byte encoding.
-//
-// A Hello or Presence names its set by a digest of fixed size, not by its member list, so that
-// a member's bytes grow like its messages, O(log k), instead of O(k log k): every member sends
-// its ceil(log2 k) Hellos at about the same time, and lists of 4 bytes a member filled the links
-// a node's ranks share (tests/bench/README.md, "Registration by digest").
-// A list travels only where a set is in question: a SetList answers a ListRequest (a member
-// whose partner sent the digest of another set asks for that set, to name it in the error). A
-// Mismatch, which the member that found a conflict sends to every member of both sets, carries
-// their digests and its error text (which names them, large sets written shortly:
-// instance_sets.hpp), so that its bytes do not grow with the sets it is sent to. A Roll (the roll
-// call of a registration whose deadline passed) carries a bitmap of one bit per member, and so
-// does a Census (the roll call of a registration without a deadline that has waited long,
-// census.hpp). A Notice, which tells a member missing from a set which members wait in it, carries
-// the set's list and that bitmap: the missing member may be waiting in another set, and needs the
-// list to see which members the two share; it is sent only to missing members, once per census.
+// The messages of registration's handshake (handshake.cpp) and their byte encoding. A Hello or
+// Presence names its set by a fixed-size digest, so that a member's bytes grow like its messages,
+// O(log k); a list travels only where a set is in question (SetList, Notice), and a Mismatch
+// carries digests and its text. Why each message carries what it does: docs/guide/protocols.md,
+// "Its messages".
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,6 @@
-#include "registry/protocols/host_barrier.hpp"
+#include "protocols/host_barrier.hpp"
 
 #include <linux/futex.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -20,6 +19,7 @@
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
+#include "runtime/fork_guard.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -77,16 +77,12 @@ constexpr std::uint64_t slot_value(std::uint32_t round, std::uint64_t state) noe
 /// that was descheduled (or killed) there.
 constexpr auto kSettleFor = std::chrono::milliseconds(200);
 
-/// Set in a child of fork(): the shared mapping survives, the membership in the job does not.
-std::atomic<bool> g_forked_child{false};
-
-void mark_forked_child() noexcept { g_forked_child.store(true, std::memory_order_relaxed); }
-
 }  // namespace
 
 HostBarrier::HostBarrier(MPI_Comm world, int world_rank, MPI_Comm shared) {
-  static const int registered = pthread_atfork(nullptr, nullptr, mark_forked_child);
-  (void)registered;
+  // A fork() child inherits the shared mapping but not the membership in the job: the one fork
+  // guard (runtime/fork_guard.hpp) marks it, and the waits below refuse there.
+  install_fork_guard();
   MpiLock lock;
   check_mpi(MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(shared, &local_rank_), "MPI_Comm_rank");
@@ -228,17 +224,8 @@ void HostBarrier::finish_round(std::uint32_t round) const noexcept {
   release(round + 1);
 }
 
-namespace {
-void throw_if_forked_child() {
-  if (g_forked_child.load(std::memory_order_relaxed)) {
-    throw UsageError("synchronize: this process is a fork() child of a popdist instance; it is not a member of the "
-                     "job and cannot synchronize with it");
-  }
-}
-}  // namespace
-
 void HostBarrier::wait() {
-  throw_if_forked_child();
+  if (in_forked_child()) throw_forked_child("synchronize");
   if (fallback_ != MPI_COMM_NULL) {
     interruptible_barrier(fallback_, "MPI_Barrier");
     return;
@@ -304,7 +291,7 @@ HostBarrier::TimedOutcome HostBarrier::outcome_of_failure(TimedOutcome::Kind kin
 }
 
 HostBarrier::TimedOutcome HostBarrier::wait_until(std::chrono::steady_clock::time_point deadline) {
-  throw_if_forked_child();
+  if (in_forked_child()) throw_forked_child("synchronize");
   InterruptPoll interrupts;
   const auto count = static_cast<std::uint64_t>(local_count_);
   const auto before = arrive_timed();

@@ -1,29 +1,10 @@
 // A timed synchronize over all instances across hosts, shaped like the untimed one
 // (host_barrier.hpp): the instances of a host meet in its shared-memory counter, with no message;
-// each host's leader, once every instance of its host has been counted, meets the other leaders
-// in a recursive-doubling round over the leaders' communicator (timed_rounds.hpp's schedule:
-// ceil(log2 H) messages per leader for H hosts), then releases its host. A non-leader sends no
-// message at all; where the flat round (timed_barrier.cpp) sent ceil(log2 N) from every instance,
-// and across hosts at most of its steps, only the leaders talk across hosts here.
-//
-// Agreement inside a host. The counter holds a "gave up" bit beside the round's count
-// (host_barrier.hpp): the leader's release and an instance's giving up are compare-and-swaps on
-// the same word, so an instance is either released or finds the bit, never both. An instance
-// gives the round up at its deadline, or when a roll call's message (below) reaches it first; the
-// bit wakes the instances sleeping on the release, and each of them then takes part in the roll
-// call. (The race every timeout has remains across hosts: a leader whose round met releases its
-// host while an instance of another host gives up in the same instant; the released ones find the
-// roll call's notice at their next timed synchronize, as in timed_barrier.cpp.)
-//
-// Naming the missing. A host whose round was given up knows which of its instances did not come
-// (their slots), but not those of other hosts, and the leaders' round tells a leader only which
-// leaders are silent. So every instance whose round failed joins the flat protocol's roll call
-// over all instances (roll_call.hpp, on the root scope's GAVE_UP tag): O(log N) messages per
-// member when few are missing, exactly the instances that did not take part named. While they
-// wait, instances look at the GAVE_UP receive once the wait has lasted kYieldFor (a non-leader
-// sleeps on the release at most kLongestSleep between looks), so that a roll call that starts
-// on another host reaches every present instance within its windows.
-#include "registry/protocols/timed_hosts.hpp"
+// each host's leader then meets the other leaders in a recursive-doubling round (LeadersRound) and
+// releases its host. The counter's "gave up" bit makes an instance either released or giving up,
+// never both; a failed round joins the flat protocol's roll call over all instances, which names
+// the missing. Why, and what it costs: docs/guide/protocols.md, "Across hosts".
+#include "protocols/timed_hosts.hpp"
 
 #include <fmt/format.h>
 
@@ -36,11 +17,11 @@
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
-#include "registry/entry.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/host_barrier.hpp"
-#include "registry/protocols/timed_failure.hpp"
-#include "registry/synchronize_guard.hpp"
+#include "protocols/host_barrier.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/protocol_set.hpp"
+#include "protocols/synchronize_guard.hpp"
+#include "protocols/timed_failure.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -53,7 +34,7 @@ constexpr int kLeadersTag = 1;
 constexpr auto kLongestSleep = std::chrono::milliseconds(2);
 
 /// The root scope's rounds among the leaders, by leader rank (made on a leader's first round).
-TimedRounds& leader_rounds_of(Entry& entry, MPI_Comm leaders, int count) {
+TimedRounds& leader_rounds_of(ProtocolSet& entry, MPI_Comm leaders, int count) {
   if (!entry.timed_leaders) {
     int rank = 0;
     {
@@ -73,7 +54,7 @@ TimedRounds& leader_rounds_of(Entry& entry, MPI_Comm leaders, int count) {
 /// communicator. Destroying it cancels what is still posted (RoundCleanup).
 class LeadersRound {
  public:
-  LeadersRound(Entry& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
+  LeadersRound(ProtocolSet& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
       : entry_(entry), rounds_(rounds), leaders_(leaders), mine_(mine), cleanup_(rounds) {
     // A send of the previous round still in flight reads the old buffers: write new ones.
     if (rounds_.outgoing.use_count() > 1) rounds_.outgoing = std::make_shared<std::vector<Round>>(rounds_.steps);
@@ -138,7 +119,7 @@ class LeadersRound {
     --remaining_;
   }
 
-  Entry& entry_;
+  ProtocolSet& entry_;
   TimedRounds& rounds_;
   MPI_Comm leaders_;
   Round mine_;
@@ -150,7 +131,7 @@ class LeadersRound {
 
 }  // namespace
 
-void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::time_point start,
+void timed_across_hosts(ProtocolSet& entry, HostBarrier& host, double seconds, Clock::time_point start,
                         Clock::time_point deadline, int me, MPI_Comm control) {
   const TimedTurn in_turn(entry);
   auto& rounds = rounds_of(entry, me, control);  // the GAVE_UP receive, for the roll call
@@ -198,8 +179,8 @@ void timed_across_hosts(Entry& entry, HostBarrier& host, double seconds, Clock::
     if (now - start >= kYieldFor) {
       early = test_gave_up(entry, rounds, control);
       if (!early.empty()) {
-        // A roll call has started: take part, unless it is over (a Final, or a notice of an
-        // earlier round) or this host was released meanwhile (the race at the top).
+        // A roll call has started: take part, unless it is over (a Final, or a notice of an earlier
+        // round) or this host was released meanwhile (the race of the guide's "Across hosts").
         const bool over = roll_call_is_over(early, mine.sequence);
         const bool released = !host.give_up_across(arrival.round);
         if (over || released) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);

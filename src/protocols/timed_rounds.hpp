@@ -17,15 +17,15 @@
 #include <vector>
 
 #include "mpi/clock.hpp"
-#include "registry/instance_sets.hpp"
-#include "registry/protocols/roll_call.hpp"
+#include "protocols/instance_sets.hpp"
+#include "protocols/roll_call.hpp"
 
 namespace popdist::detail {
 
 /// The payload of ARRIVED: the full set hash (tags are only hash modulo the tag space), the
 /// round, and the shortest timeout the sender has heard of in this round (its own and those of
 /// the steps it received), so that after the last step every member knows the shortest timeout
-/// of all members (see timed_barrier.cpp, "the late look").
+/// of all members (docs/guide/protocols.md, "The timed barrier": the late look).
 struct Round {
   std::uint64_t hash = 0;
   std::uint64_t sequence = 0;
@@ -79,7 +79,7 @@ struct Step {
   return steps;
 }
 
-/// Made on a set's first timed synchronize; lives as long as its Entry (entries are never
+/// Made on a set's first timed synchronize; lives as long as its set (sets are never
 /// deleted, so MPI may keep writing into it until finalize cancels the GAVE_UP receive).
 struct TimedRounds {
   /// `members` sorted, `me` among them.

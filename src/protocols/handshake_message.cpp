@@ -1,4 +1,4 @@
-#include "registry/protocols/handshake_message.hpp"
+#include "protocols/handshake_message.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "popdist/error.hpp"
-#include "registry/instance_sets.hpp"
+#include "protocols/instance_sets.hpp"
 
 namespace popdist::detail {
 namespace {
