@@ -10,7 +10,7 @@
 //   agree_on_failure()  only when an instance failed: who failed (4 bytes per instance), and the
 //                  lowest failed instance's error text (from that instance only);
 //   gather_records()    only when the screen found something amiss or the replicas are not
-//                  uniform: 64 bytes per instance, then the pure job check decides.
+//                  uniform: one record per instance (64 bytes with today's fields), then the pure job check decides.
 //
 // Since the instance index equals the MPI rank (checked locally first), the replica ranges tile
 // 0..total-1 in instance order exactly when every offset equals the exclusive prefix sum of the
