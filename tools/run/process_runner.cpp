@@ -107,7 +107,7 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
       } else {
         ::kill(pid, SIGTERM);  // mpirun ends every instance, within the grace period
         wait_for(pid, status);
-        status = W_EXITCODE(stall_status, 0);
+        status = W_EXITCODE(kStallStatus, 0);
         return pid;
       }
     }
