@@ -29,10 +29,12 @@ namespace {
 // How many lines of stderr the failure report shows.
 constexpr std::size_t kKeptErrorLines = 20;
 
-volatile sig_atomic_t child_pid = 0;
+// The program's pid, for the handler that forwards signals to it: a global volatile
+// sig_atomic_t because a signal handler takes no argument and may only touch those.
+volatile sig_atomic_t g_program_pid = 0;
 
 void forward_signal(int signal_number) {
-  if (child_pid > 0) ::kill(child_pid, signal_number);
+  if (g_program_pid > 0) ::kill(g_program_pid, signal_number);
 }
 
 // What mpirun passes on to its processes (Open MPI: TSTP, USR1, USR2, ABRT, ALRM, CONT, and the
@@ -218,7 +220,7 @@ int run_instance(const AgentOptions& options) {
     return 1;
   }
   if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
-  child_pid = pid;
+  g_program_pid = pid;
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
 
