@@ -70,15 +70,17 @@ struct Entry {
   std::mutex collectives_turn;  ///< on a set's own entry: one collective's meeting at a time
 };
 
-/// The root scope (all instances), what synchronize()'s hot path reads on every call: a
-/// constant-initialized global (no guard, no call). Written by Registry::attach() and
-/// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
-/// acquire of g_hot.initialized, which init() stores last.
-inline std::atomic<Entry*> g_root_scope{nullptr};
+/// The hot-path copy of the Registry's root scope (all instances), what synchronize() reads on
+/// every call: a constant-initialized global (no guard, no call). Written by Registry::attach()
+/// and Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after
+/// an acquire of g_hot.initialized, which init() stores last.
+inline std::atomic<Entry*> g_root_scope_copy{nullptr};
 
 /// Bumped on every change to the registry (a set or id added, a set abandoned, init, finalize).
 /// The per-thread lookup cache (lookup.cpp) is valid only while it is unchanged, so a hit
-/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty.
+/// needs no lock and no map lookup. Starts at 1: a cache stamped 0 is empty. A global, not a
+/// member of the Registry: a stamp read on every lookup, and bumped by the protocols too
+/// (an abandoned set), which do not see the Registry.
 inline std::atomic<std::uint64_t> g_registry_generation{1};
 inline void bump_registry_generation() noexcept { g_registry_generation.fetch_add(1, std::memory_order_acq_rel); }
 

@@ -171,6 +171,7 @@ void start_mpi(detail::RuntimeState& state) {
                           "other threads must not overlap popdist's",
                           provided, MPI_THREAD_MULTIPLE);
   }
+  state.thread_level = provided;
   detail::set_mpi_calls_serialized(provided < MPI_THREAD_MULTIPLE);
   if (!state.exit_handler_registered) {
     // Finalize at exit from an exit handler, never from a static destructor (the order of
