@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
     return status == 0 ? 0 : 2;
   }
   if (app.got_subcommand("topology")) return run_topology();
-  if (app.got_subcommand(popdist::cli::instance_command)) return run_instance();
+  if (app.got_subcommand(popdist::cli::kInstanceCommand)) return run_instance();
   if (app.got_subcommand("stacks")) return run_stacks();
   return run_run();
 }

@@ -4,9 +4,10 @@
 /// JSON and reports, Python's Topology.to_dict() and its keys, the provenance map: names and order),
 /// Topology's equality and init()'s instance record go through it, and so do PopDist's getters in
 /// both languages (context.hpp; the Python package defines one function per row with a getter),
-/// so that a field is named once. Adding a field: its member in topology.hpp, its row here (and,
-/// for a new kind of value, its slot in the instance record), and detect() computing it; a field
-/// with a PopDist getter also takes the getter's name in context.hpp's list and in the stubs.
+/// so that a field is named once. Adding a field: its member in topology.hpp, its row here, and
+/// detect() computing it (the instance record takes its slot from the row). Only a field with a
+/// PopDist getter takes more: the getter's name in context.hpp's list (a static_assert holds it)
+/// and its stubs in the two .pyi files (test_field_getters.py holds them).
 
 #include <array>
 #include <cstddef>
@@ -80,9 +81,9 @@ inline constexpr std::string_view uniform_replicas_per_instance = "uniform_repli
 inline constexpr std::string_view popdist_env_set = "popdist_env_set";
 }  // namespace field
 
-/// The fields, in the order every output lists them. (ipus_per_replica_set is not among them:
-/// it is a detail of check_ipus_per_replica, kept out of the outputs.)
-inline constexpr std::array<TopologyField, 12> topology_fields{{
+/// The fields, in the order every output lists them; the size is deduced from the rows. (ipus_per_replica_set
+/// is not among them: it is a detail of check_ipus_per_replica, kept out of the outputs.)
+inline constexpr std::array topology_fields{
     launcher_field(field::launcher),
     integer_field(field::instance_index, &Topology::instance_index, "getInstanceIndex",
                   "This instance's index in 0..getNumInstances()-1 (0 when not launched)."),
@@ -108,7 +109,7 @@ inline constexpr std::array<TopologyField, 12> topology_fields{{
                "this process. (Graphcore's PopDist looked at POPDIST_* only, so a PopDist script under plain\n"
                "``mpirun -np 4`` ran as 4 unrelated copies; here it runs as 4 instances.)",
                false),
-}};
+};
 
 /// The row of the field whose PopDist getter is `getter`. Evaluated at compile time (context.hpp),
 /// a name no row has is a build error; at run time it throws std::out_of_range.

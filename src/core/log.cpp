@@ -32,7 +32,8 @@ std::shared_ptr<spdlog::logger>& instance() {
 }
 
 // The first logger() call reads POPDIST_LOG_LEVEL once, even when several threads log at once;
-// an explicit configure_logger() later still overrides it.
+// an explicit configure_logger() later still overrides it. A once_flag at namespace scope, as the
+// logger itself: popdist::core (no MPI) has no process state, and logging works before init().
 std::once_flag g_configured;
 
 void apply_level(spdlog::logger& the_logger, const EnvLookup& env);

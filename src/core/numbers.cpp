@@ -23,7 +23,7 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string printable(std::string_view value) {
   std::string text;
-  std::size_t shown_bytes = std::min(value.size(), max_printable_chars);
+  std::size_t shown_bytes = std::min(value.size(), kMaxPrintableChars);
   // On a character boundary: half a UTF-8 sequence would make the message undecodable.
   while (shown_bytes < value.size() && shown_bytes > 0 &&
          (static_cast<unsigned char>(value[shown_bytes]) & 0xC0) == 0x80) {

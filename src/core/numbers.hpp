@@ -20,11 +20,11 @@ enum class Expect {
 
 /// Longest stretch of a value shown in an error message (as the CLI's `shown`): a million-digit
 /// rank must not become a megabyte of message.
-inline constexpr std::size_t max_printable_chars = 64;
+inline constexpr std::size_t kMaxPrintableChars = 64;
 
 /// `value` for an error message: control characters escaped (\r, \n, \t, \xHH), so that a
 /// CRLF env file's "4\r" shows as '4\r' instead of sending the terminal back to column 0, and
-/// cut after max_printable_chars bytes with "... (N bytes)".
+/// cut after kMaxPrintableChars bytes with "... (N bytes)".
 [[nodiscard]] std::string printable(std::string_view value);
 
 /// "a decimal integer >= 1 (at most 2147483647)" and friends, for error messages.

@@ -6,6 +6,8 @@
 
 namespace popdist {
 namespace {
+// Globals, not process state: the hook is installed at import (before init(), and across
+// re-inits) and read by every bounded wait in this layer, which cannot see the process state.
 std::atomic<InterruptCheck> g_check{nullptr};
 std::atomic<bool> g_interrupted{false};
 }  // namespace

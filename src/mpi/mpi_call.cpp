@@ -7,6 +7,8 @@
 namespace popdist::detail {
 namespace {
 
+// A function-local static, not in the process state: the layers above take it through MpiLock,
+// and this layer cannot see the process state above it.
 std::mutex& mpi_mutex() {
   static std::mutex the_mutex;
   return the_mutex;

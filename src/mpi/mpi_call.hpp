@@ -21,10 +21,12 @@ inline void check_mpi(int code, const char* function) {
   }
 }
 
-/// True when popdist must serialize its MPI calls (the library gave less than MULTIPLE).
-inline std::atomic<bool> g_mpi_calls_serialized{false};
-inline bool mpi_calls_serialized() noexcept { return g_mpi_calls_serialized.load(std::memory_order_relaxed); }
-inline void set_mpi_calls_serialized(bool serialized) noexcept { g_mpi_calls_serialized.store(serialized); }
+/// True when popdist must serialize its MPI calls (the library gave less than MULTIPLE): the
+/// hot-path copy of RuntimeState::thread_level, read by every MPI call. A global because this
+/// layer sits below the process state and must not reach up to it (no call, no guard either).
+inline std::atomic<bool> g_mpi_calls_serialized_copy{false};
+inline bool mpi_calls_serialized() noexcept { return g_mpi_calls_serialized_copy.load(std::memory_order_relaxed); }
+inline void set_mpi_calls_serialized(bool serialized) noexcept { g_mpi_calls_serialized_copy.store(serialized); }
 
 /// Holds the MPI lock for its lifetime when calls are serialized; a no-op otherwise (one
 /// predictable branch: with MPI_THREAD_MULTIPLE, the common case, nothing is locked).

@@ -62,7 +62,8 @@ void PendingSends::release_all() noexcept {
 }
 
 PendingSends& pending_sends() {
-  // Never destroyed: released buffers must outlive MPI_Finalize, which may run from atexit.
+  // Never destroyed: released buffers must outlive MPI_Finalize, which may run from atexit. Here
+  // and not in the process state because this layer's sends use it and cannot see that state.
   static auto* const the_sends = new PendingSends();
   return *the_sends;
 }

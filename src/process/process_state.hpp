@@ -22,7 +22,7 @@ namespace popdist::detail {
 ///                            refined topology (g_hot.topology)
 ///               2. registry  attach(): the root scope over world with the host barrier over the
 ///                            host split (collective), each set's barrier strategy from
-///                            POPDIST_SYNC_TIMEOUT, the hot pointer (g_root_scope)
+///                            POPDIST_SYNC_TIMEOUT, the hot pointer (g_root_scope_copy)
 ///               3.           g_hot.initialized (release: the hot paths read everything above
 ///                            after acquiring it)
 ///   finalize() (also at exit, from the runtime's on_exit handler), the reverse:
@@ -38,15 +38,14 @@ namespace popdist::detail {
 ///   Never freed: the ProcessState itself, every published Topology, the entries (moved to a
 ///   graveyard by release_all so that stale pointers see "not initialized"), the logger.
 ///
-/// The hot copies, constant-initialized so that synchronize() reads them without a guard:
-///   g_hot (runtime_state.hpp)            initialized, topology
-///   g_root_scope (registry/entry.hpp)    the root scope (which holds its host barrier)
-///   g_registry_generation (entry.hpp)    bumped on every registry change (lookup cache validity)
-/// Per thread: t_innermost_scope (registry/scope.hpp: execute_on_instances' scope stack) and
-/// t_last_lookup (registry/lookup.cpp: the last id/set looked up).
-/// Plumbing below the runtime (src/mpi, src/core): g_mpi_calls_serialized and the MPI lock
-/// (mpi_call.hpp, set by start_runtime), pending_sends() (released by the registry's
-/// release_all), the fork flag of the host barrier, the logger and its instance prefix (log.cpp).
+/// What lives outside this struct, and why, is listed in docs/guide/development.md ("State"): the
+/// hot path's globals (constant-initialized so that synchronize() reads them without a guard):
+///   g_hot (runtime_state.hpp)               initialized, topology: the runtime's hot part
+///   g_root_scope_copy (registry/entry.hpp)  copy of registry.root() (with its host barrier)
+///   g_mpi_calls_serialized_copy (mpi/mpi_call.hpp)  from runtime.thread_level
+/// and the state that cannot be here: per thread (t_innermost_scope, t_last_lookup), below this
+/// layer (src/mpi's MPI lock, pending sends and interrupt hook; src/core's logger), and the
+/// registry's generation stamp, which the protocols bump too.
 struct ProcessState {
   RuntimeState runtime;  ///< layer 2, src/runtime: made by init() first, stopped by finalize() last
   Registry registry;     ///< layer 3, src/registry: built over the runtime, released before it

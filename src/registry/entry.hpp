@@ -56,10 +56,10 @@ struct Entry : ProtocolSet {
   std::mutex collectives_turn;  ///< on a set's own entry: one collective's meeting at a time
 };
 
-/// The root scope (all instances), what synchronize()'s hot path reads on every call: a
-/// constant-initialized global (no guard, no call). Written by Registry::attach() and
-/// Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after an
-/// acquire of g_hot.initialized, which init() stores last.
-inline std::atomic<Entry*> g_root_scope{nullptr};
+/// The hot-path copy of the Registry's root scope (all instances), what synchronize() reads on
+/// every call: a constant-initialized global (no guard, no call). Written by Registry::attach()
+/// and Registry::release_all() only (init() and finalize(), under the lifecycle mutex); read after
+/// an acquire of g_hot.initialized, which init() stores last.
+inline std::atomic<Entry*> g_root_scope_copy{nullptr};
 
 }  // namespace popdist::detail

@@ -18,7 +18,8 @@ namespace {
 /// it without a lock, a map lookup, a copy or a sort (work of the same order as a barrier between
 /// two processes on one host, paid on every call). Valid while g_registry_generation is unchanged: ids never change their set and
 /// entries are never deleted before finalize (which bumps the generation), so a hit is exact.
-/// Trivially constructible, so the thread_local needs no initialization guard; ids longer than
+/// Per thread, so not in the process state; trivially constructible, so the thread_local needs no
+/// initialization guard; ids longer than
 /// kCachedIdLength are looked up every time.
 constexpr std::size_t kCachedIdLength = 64;
 struct LastLookup {
@@ -88,7 +89,7 @@ Entry& resolve(const std::string& id, const Members& participants, const char* f
 }  // namespace
 
 Entry& barrier_entry(Entry& entry) noexcept {
-  Entry* root = g_root_scope.load(std::memory_order_acquire);
+  Entry* root = g_root_scope_copy.load(std::memory_order_acquire);
   return root != nullptr && entry.members.size() == root->members.size() ? *root : entry;
 }
 

@@ -22,7 +22,7 @@ void Registry::attach(const RuntimeState& runtime) {
   // SimGrid SMPI runs every simulated rank in one OS thread, in turn: the host barrier's waiters
   // sleep in a futex on shared memory, which would stop the whole simulation. Simulated, the root
   // scope is an MPI_Barrier over all instances (its communicator strategy), which SMPI models.
-  g_root_scope.store(root_.get(), std::memory_order_release);
+  g_root_scope_copy.store(root_.get(), std::memory_order_release);
   return;
 #endif
   {
@@ -37,7 +37,7 @@ void Registry::attach(const RuntimeState& runtime) {
   }
   root_->host_barrier = host_barrier_.get();
   if (root_->strategy != BarrierStrategy::Timed) root_->strategy = BarrierStrategy::Host;
-  g_root_scope.store(root_.get(), std::memory_order_release);
+  g_root_scope_copy.store(root_.get(), std::memory_order_release);
 }
 
 void Registry::reset(MPI_Comm world, int num_instances, int my_instance, int tag_ub,
@@ -208,7 +208,7 @@ void Registry::release_all() noexcept {
   std::lock_guard<std::mutex> creating(creation_mutex_);
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const bool usable = mpi_is_usable();
-  g_root_scope.store(nullptr, std::memory_order_relaxed);
+  g_root_scope_copy.store(nullptr, std::memory_order_relaxed);
   if (root_) root_->host_barrier = nullptr;
   // Collective like the rest of finalize (MPI_Win_free): every instance finalizes.
   host_barrier_.reset();
@@ -231,11 +231,10 @@ void Registry::release_all() noexcept {
     entry->comm = MPI_COMM_NULL;
   }
   pending_sends().release_all();
-  // Entries are kept alive (moved into a graveyard) rather than deleted: a scope stack or a
+  // Entries are kept alive (moved into the graveyard) rather than deleted: a scope stack or a
   // thread still holding a pointer then sees "not initialized" instead of freed memory.
-  static auto* const graveyard = new std::vector<std::unique_ptr<Entry>>();
-  for (auto& [members, entry] : by_set_) graveyard->push_back(std::move(entry));
-  if (root_) graveyard->push_back(std::move(root_));
+  for (auto& [members, entry] : by_set_) graveyard_.push_back(std::move(entry));
+  if (root_) graveyard_.push_back(std::move(root_));
   by_set_.clear();
   by_id_.clear();
   handshake_.reset();

@@ -28,7 +28,7 @@ class Registry {
   /// Called by init() once the runtime has started: forgets everything, makes the root scope over
   /// the runtime's world with the host barrier over its host split (collective over every
   /// instance, bounded by init's watchdog), and takes POPDIST_SYNC_TIMEOUT for the barrier
-  /// strategy of every set it makes. Publishes the root scope (g_root_scope).
+  /// strategy of every set it makes. Publishes the root scope (g_root_scope_copy).
   void attach(const RuntimeState& runtime);
   /// Called by finalize() before the runtime stops: the host barrier, the timed receives, every
   /// communicator popdist owns in set order (the same on every instance), the pending sends;
@@ -69,7 +69,10 @@ class Registry {
   std::mutex creation_mutex_;  ///< one creation (handshake + MPI_Comm_create_group) at a time
   std::map<std::vector<int>, std::unique_ptr<Entry>> by_set_;
   std::map<std::string, Entry*, std::less<>> by_id_;
-  std::unique_ptr<Entry> root_;
+  std::unique_ptr<Entry> root_;  ///< published to the hot path as g_root_scope_copy (entry.hpp)
+  /// Entries of past inits, never freed (the Registry itself never is): a stale pointer to one
+  /// reads "not initialized" instead of freed memory.
+  std::vector<std::unique_ptr<Entry>> graveyard_;
   int num_instances_ = 1;
   int my_instance_ = 0;
   int tag_ub_ = 32767;

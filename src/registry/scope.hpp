@@ -9,8 +9,9 @@ namespace popdist::detail {
 
 struct Entry;
 
-/// The innermost scope; each ScopeGuard remembers the one it replaced, so the stack lives in the
-/// guards on the call stack. A plain pointer keeps the thread-local trivial (no initialization
+/// The innermost scope of this thread (hence not in the process state: execute_on_instances'
+/// scopes are per thread); each ScopeGuard remembers the one it replaced, so the stack lives in
+/// the guards on the call stack. A plain pointer keeps the thread-local trivial (no initialization
 /// guard), and inline so that synchronize() reads it without a call.
 inline thread_local Entry* t_innermost_scope = nullptr;
 
@@ -19,7 +20,7 @@ inline thread_local Entry* t_innermost_scope = nullptr;
 /// because synchronize()'s hot path asks it on every call.
 [[nodiscard]] inline Entry* current_entry() noexcept {
   if (auto* scope = t_innermost_scope) return scope;
-  return g_root_scope.load(std::memory_order_relaxed);
+  return g_root_scope_copy.load(std::memory_order_relaxed);
 }
 
 /// Pushes a scope for its lifetime (pops it even when the body throws).

@@ -4,7 +4,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string_view>
 
 #include "popdist/topology_fields.hpp"
@@ -12,70 +11,63 @@
 namespace popdist::detail {
 namespace {
 
-/// Where each field of the topology table travels in the record: a value slot (integers; the
-/// launcher as its enumerator; an unknown host index as -1), or a bit of `flags`.
-struct Slot {
-  std::string_view field;
-  std::int32_t InstanceRecord::*value = nullptr;
-  InstanceRecord::Flag bit = {};
-};
-
-constexpr Slot kSlots[] = {
-    {field::launcher, &InstanceRecord::launcher},
-    {field::instance_index, &InstanceRecord::instance_index},
-    {field::num_instances, &InstanceRecord::num_instances},
-    {field::local_instance_index, &InstanceRecord::launcher_local_index},
-    {field::num_local_instances, &InstanceRecord::launcher_local_count},
-    {field::host_index, &InstanceRecord::launcher_host_index},
-    {field::num_local_replicas, &InstanceRecord::num_local_replicas},
-    {field::num_total_replicas, &InstanceRecord::num_total_replicas},
-    {field::replica_index_offset, &InstanceRecord::replica_index_offset},
-    {field::ipus_per_replica, &InstanceRecord::ipus_per_replica},
-    {field::uniform_replicas_per_instance, nullptr, InstanceRecord::Uniform},
-    {field::popdist_env_set, nullptr, InstanceRecord::PopdistEnvSet},
-};
-
-constexpr const Slot* slot_of(std::string_view name) {
-  for (const auto& slot : kSlots) {
-    if (slot.field == name) return &slot;
-  }
-  return nullptr;
+// The record's bits for what init() knows beyond the table's fields.
+std::int32_t said_flags(const Topology& topology) {
+  const auto said = said_by_launcher(topology);
+  return (said.local_index ? SaidLocal : 0) | (said.local_count ? SaidLocalCount : 0) | (said.host ? SaidHost : 0) |
+         (topology.ipus_per_replica_set ? IpusPerReplicaSet : 0);
 }
 
-constexpr bool every_field_has_a_slot() {
+// Every field of the table into its slot or bit; the other members are left as they are.
+void write_fields(InstanceRecord& record, const Topology& topology) {
+  record.flags = said_flags(topology);
   for (const auto& field : topology_fields) {
-    if (slot_of(field.name) == nullptr) return false;
-  }
-  return true;
-}
-static_assert(every_field_has_a_slot(), "every field of topology_fields travels in the instance record");
-
-}  // namespace
-
-InstanceRecord make_record(const Topology& topology) {
-  InstanceRecord record;
-  record.flags = 0;
-  for (const auto& field : topology_fields) {
-    const Slot& slot = *slot_of(field.name);
     switch (field.kind) {
       case FieldKind::LauncherName:
-        record.*slot.value = static_cast<std::int32_t>(topology.launcher);
+        record.value(field.name) = static_cast<std::int32_t>(topology.launcher);
         break;
       case FieldKind::Integer:
       case FieldKind::OptionalInteger:
         // Counts and indices fit: detect() reads them as int.
-        record.*slot.value = static_cast<std::int32_t>(field_integer(topology, field).value_or(-1));
+        record.value(field.name) = static_cast<std::int32_t>(field_integer(topology, field).value_or(-1));
         break;
       case FieldKind::Flag:
-        if (topology.*field.flag) record.flags |= slot.bit;
+        if (topology.*field.flag) record.flags |= field_flag_bit(field.name);
         break;
     }
   }
-  const auto said = said_by_launcher(topology);
-  record.flags |= (said.local_index ? InstanceRecord::SaidLocal : 0) |
-                  (said.local_count ? InstanceRecord::SaidLocalCount : 0) |
-                  (said.host ? InstanceRecord::SaidHost : 0) |
-                  (topology.ipus_per_replica_set ? InstanceRecord::IpusPerReplicaSet : 0);
+}
+
+// Every field of the table from its slot or bit.
+void read_fields(const InstanceRecord& record, Topology& topology) {
+  for (const auto& field : topology_fields) {
+    switch (field.kind) {
+      case FieldKind::LauncherName:
+        topology.launcher = static_cast<Launcher>(record.value(field.name));
+        break;
+      case FieldKind::Integer:
+        topology.*field.integer = record.value(field.name);
+        break;
+      case FieldKind::OptionalInteger: {
+        const auto value = record.value(field.name);
+        topology.*field.optional_integer = value >= 0 ? std::optional<int>(value) : std::nullopt;
+        break;
+      }
+      case FieldKind::Flag:
+        topology.*field.flag = record.has(field_flag_bit(field.name));
+        break;
+    }
+  }
+  topology.ipus_per_replica_set = record.has(IpusPerReplicaSet);
+}
+
+}  // namespace
+
+InstanceRecord::InstanceRecord() { write_fields(*this, Topology{}); }
+
+InstanceRecord make_record(const Topology& topology) {
+  InstanceRecord record;
+  write_fields(record, topology);
   return record;
 }
 
@@ -160,29 +152,11 @@ std::vector<std::string> apply_placement(Topology& topology, SaidByLauncher said
 
 Topology topology_of(const InstanceRecord& record, const HostPlacement& placement) {
   Topology topology;
-  for (const auto& field : topology_fields) {
-    const Slot& slot = *slot_of(field.name);
-    switch (field.kind) {
-      case FieldKind::LauncherName:
-        topology.launcher = static_cast<Launcher>(record.*slot.value);
-        break;
-      case FieldKind::Integer:
-        topology.*field.integer = record.*slot.value;
-        break;
-      case FieldKind::OptionalInteger:
-        topology.*field.optional_integer =
-            record.*slot.value >= 0 ? std::optional<int>(record.*slot.value) : std::nullopt;
-        break;
-      case FieldKind::Flag:
-        topology.*field.flag = record.has(slot.bit);
-        break;
-    }
-  }
-  topology.ipus_per_replica_set = record.has(InstanceRecord::IpusPerReplicaSet);
+  read_fields(record, topology);
   SaidByLauncher said;
-  said.local_index = record.has(InstanceRecord::SaidLocal);
-  said.local_count = record.has(InstanceRecord::SaidLocalCount);
-  said.host = record.has(InstanceRecord::SaidHost);
+  said.local_index = record.has(SaidLocal);
+  said.local_count = record.has(SaidLocalCount);
+  said.host = record.has(SaidHost);
   topology.warnings = apply_placement(topology, said, placement);
   return topology;
 }

@@ -93,7 +93,7 @@ void JobExchange::split_hosts(InstanceRecord& mine) {
 ScreenVerdict JobExchange::screen(const InstanceRecord& mine) {
   const bool failed = mine.failed != 0;
   // 1. Replicas and host leaders before me, in instance (== rank) order.
-  std::array<std::int64_t, 2> contribution{failed ? 0 : mine.num_local_replicas, shm_local_index_ == 0 ? 1 : 0};
+  std::array<std::int64_t, 2> contribution{failed ? 0 : mine.value(field::num_local_replicas), shm_local_index_ == 0 ? 1 : 0};
   std::array<std::int64_t, 2> before{0, 0};
   {
     std::vector<MPI_Request> requests(1, MPI_REQUEST_NULL);
@@ -113,11 +113,11 @@ ScreenVerdict JobExchange::screen(const InstanceRecord& mine) {
   input.rank = rank_;
   input.size = size_;
   input.replicas_before = before[0];
-  input.offset = mine.replica_index_offset;
-  input.local = mine.num_local_replicas;
-  input.total = mine.num_total_replicas;
-  input.ipus = mine.ipus_per_replica;
-  input.uniform = mine.has(InstanceRecord::Uniform);
+  input.offset = mine.value(field::replica_index_offset);
+  input.local = mine.value(field::num_local_replicas);
+  input.total = mine.value(field::num_total_replicas);
+  input.ipus = mine.value(field::ipus_per_replica);
+  input.uniform = mine.has(InstanceRecord::kUniform);
   const auto mine_reduced = screen_contribution(input);
   ScreenVector reduced{};
   std::int64_t host_index = before[1];

@@ -171,6 +171,7 @@ void start_mpi(detail::RuntimeState& state) {
                           "other threads must not overlap popdist's",
                           provided, MPI_THREAD_MULTIPLE);
   }
+  state.thread_level = provided;
   detail::set_mpi_calls_serialized(provided < MPI_THREAD_MULTIPLE);
   if (!state.exit_handler_registered) {
     // Finalize at exit from an exit handler, never from a static destructor (the order of
@@ -274,13 +275,14 @@ void initialize(detail::RuntimeState& state) {
   state.views.clear();
   state.ranges.clear();
   if (verdict.amiss || !verdict.all_uniform) {
-    // Only now does anything grow with the number of instances: 64 bytes each, and the one job
+    // Only now does anything grow with the number of instances: a record each, and the one job
     // check decides (the same records everywhere: the same verdict everywhere).
     const auto records = exchange.gather_records(local.record);
     const auto check = check_job(views_of(records, refined, state.rank));
     if (check.has_errors()) throw TopologyError("init: " + check.errors_text());
     for (std::size_t i = 0; i < records.size(); ++i) {
-      state.ranges.push_back({static_cast<int>(i), records[i].replica_index_offset, records[i].num_local_replicas});
+      state.ranges.push_back({static_cast<int>(i), records[i].value(field::replica_index_offset),
+                              records[i].value(field::num_local_replicas)});
     }
   }
   for (const auto& warning : warnings) detail::logger().warn("{}", warning);

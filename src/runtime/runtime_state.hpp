@@ -37,6 +37,8 @@ struct RuntimeState {
   std::mutex lifecycle_mutex;              ///< init(), finalize(), instance_views(), survey_job()
   std::mutex topology_mutex;               ///< the first detection (topology())
   bool owns_mpi = false;                   ///< init() called MPI_Init_thread, so finalize() ends MPI
+  /// The thread level MPI provides; its hot-path copy is "calls serialized" (mpi/mpi_call.hpp).
+  int thread_level = MPI_THREAD_SINGLE;
   bool exit_handler_registered = false;
   /// popdist's duplicate of MPI_COMM_WORLD: the world barrier, init's allgather and the parent
   /// of every subset communicator. A duplicate so that popdist's collectives can never match a

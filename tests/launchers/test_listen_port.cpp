@@ -6,7 +6,7 @@
 
 #include "listen_port.hpp"
 
-using popdist::cli::lowest_offered_port;
+using popdist::cli::kLowestOfferedPort;
 using popdist::cli::parse_port_range;
 using popdist::cli::pick_listen_port;
 using popdist::cli::PortRange;
@@ -32,14 +32,14 @@ TEST_CASE("a picked port is never in the ephemeral range nor below the lowest of
   for (unsigned start : {0u, 1u, 22767u, 22768u, 99999u}) {
     const auto port = pick_listen_port(ephemeral, start, every_port_free, 1);
     REQUIRE(port);
-    CHECK(*port >= lowest_offered_port);
+    CHECK(*port >= kLowestOfferedPort);
     CHECK(*port <= 65535);
     CHECK((*port < ephemeral.first || *port > ephemeral.last));
   }
-  CHECK(pick_listen_port(ephemeral, 0, every_port_free, 1) == lowest_offered_port);
-  CHECK(pick_listen_port(ephemeral, 32768 - lowest_offered_port, every_port_free, 1) == 61000);  // first above
-  CHECK(pick_listen_port(ephemeral, 32768 - lowest_offered_port + 4535, every_port_free, 1) == 65535);
-  CHECK(pick_listen_port(ephemeral, 32768 - lowest_offered_port + 4536, every_port_free, 1) == lowest_offered_port);
+  CHECK(pick_listen_port(ephemeral, 0, every_port_free, 1) == kLowestOfferedPort);
+  CHECK(pick_listen_port(ephemeral, 32768 - kLowestOfferedPort, every_port_free, 1) == 61000);  // first above
+  CHECK(pick_listen_port(ephemeral, 32768 - kLowestOfferedPort + 4535, every_port_free, 1) == 65535);
+  CHECK(pick_listen_port(ephemeral, 32768 - kLowestOfferedPort + 4536, every_port_free, 1) == kLowestOfferedPort);
 }
 
 TEST_CASE("taken ports are skipped, every offered port is reachable, and attempts are bounded") {
@@ -50,8 +50,8 @@ TEST_CASE("taken ports are skipped, every offered port is reachable, and attempt
     return port == 65535;
   };
   CHECK(pick_listen_port(ephemeral, 0, taken_until_last, 100000) == 65535);
-  CHECK(tried.size() == (20000 - lowest_offered_port) + (65535 - 65000));  // each offered port once
-  CHECK(*tried.begin() == lowest_offered_port);
+  CHECK(tried.size() == (20000 - kLowestOfferedPort) + (65535 - 65000));  // each offered port once
+  CHECK(*tried.begin() == kLowestOfferedPort);
   CHECK_FALSE(pick_listen_port(ephemeral, 0, [](int) { return false; }, 50));
   int calls = 0;
   CHECK_FALSE(pick_listen_port(ephemeral, 0, [&](int) {

@@ -276,7 +276,7 @@ TEST_CASE("the command's length is checked against the exec limit, naming what t
                        std::string(131060, 'y')};
   CHECK_THROWS_WITH(check_command_length(long_app, 0, std::size_t{1} << 30, 2, {"prog", std::string(131060, 'y')}),
                     Catch::Matchers::Contains("OMPI_ARGV") && Catch::Matchers::Contains("131066 bytes"));
-  const Words huge{"mpirun", std::string(popdist::cli::max_exec_string_bytes, 'x')};
+  const Words huge{"mpirun", std::string(popdist::cli::kMaxExecStringBytes, 'x')};
   CHECK_THROWS_WITH(check_command_length(huge, 0, std::size_t{1} << 30, 1, {"prog"}),
                     Catch::Matchers::Contains("a word of 131072 bytes") && Catch::Matchers::Contains("(131072 bytes)"));
 }

@@ -42,7 +42,7 @@ std::optional<bool> switch_value(std::string_view text) {
 }
 
 std::string switch_problem(std::string_view text) {
-  return fmt::format("{} is not a boolean; expected {}", shown(text), switch_words);
+  return fmt::format("{} is not a boolean; expected {}", shown(text), kSwitchWords);
 }
 
 // The subcommand CLI11 was parsing when it failed (the deepest one that was given).

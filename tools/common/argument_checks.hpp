@@ -12,7 +12,7 @@
 namespace popdist::cli {
 
 /// The words PopRun takes for its boolean options.
-inline constexpr std::string_view switch_words = "yes/no, true/false, on/off or 1/0";
+inline constexpr std::string_view kSwitchWords = "yes/no, true/false, on/off or 1/0";
 
 /// `text` (the value of `option`) as a whole number in [min, max]; throws UsageError naming the
 /// option, the value as typed and the range otherwise.

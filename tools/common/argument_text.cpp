@@ -7,7 +7,7 @@ namespace popdist::cli {
 std::string shown(std::string_view value) {
   std::string out = "'";
   std::size_t i = 0;
-  for (; i < value.size() && i < max_shown_chars; ++i) {
+  for (; i < value.size() && i < kMaxShownChars; ++i) {
     const auto c = static_cast<unsigned char>(value[i]);
     switch (c) {
       case '\n': out += "\\n"; break;

@@ -10,10 +10,10 @@
 namespace popdist::cli {
 
 /// Longest stretch of a value quoted in a message; the rest is summarized by its length.
-inline constexpr std::size_t max_shown_chars = 64;
+inline constexpr std::size_t kMaxShownChars = 64;
 
 /// `value` in single quotes, escaped (\n, \r, \t, \0, \xHH, \\, \') and cut after
-/// max_shown_chars characters with "... (N bytes)".
+/// kMaxShownChars characters with "... (N bytes)".
 [[nodiscard]] std::string shown(std::string_view value);
 
 }  // namespace popdist::cli

@@ -20,7 +20,7 @@ namespace popdist::cli {
 
 /// The most columns a box has before it stops fitting a terminal: callers group larger jobs into
 /// ranges (one column per instance or per host) instead of listing every replica.
-inline constexpr int max_box_columns = 32;
+inline constexpr int kMaxBoxColumns = 32;
 
 /// "first" or "first-last" for `count` consecutive indices starting at `first` (64-bit: a range
 /// of devices may end past INT_MAX in a caller's arithmetic before it is checked).

@@ -24,25 +24,25 @@ std::size_t exec_bytes(const std::vector<std::string>& strings) {
 void check_command_length(const std::vector<std::string>& argv, std::size_t environment_bytes, std::size_t limit,
                           int num_instances, const std::vector<std::string>& program) {
   for (const auto& word : argv) {
-    if (word.size() + 1 > max_exec_string_bytes) {
+    if (word.size() + 1 > kMaxExecStringBytes) {
       throw UsageError(fmt::format("the mpirun command has a word of {} bytes ({}); Linux passes at most {} bytes per "
                                    "argument: shorten that argument of the program, or of --mpi-global-args / "
                                    "--mpi-local-args / --host",
-                                   word.size(), shown(word), max_exec_string_bytes - 1));
+                                   word.size(), shown(word), kMaxExecStringBytes - 1));
     }
   }
   std::size_t program_bytes = 0;
   for (const auto& word : program) program_bytes += word.size() + 1;
   // Open MPI hands every process its app's arguments joined in one variable, OMPI_ARGV, and Linux
-  // passes no string longer than max_exec_string_bytes.
-  const auto app = std::find(argv.begin(), argv.end(), instance_command);
+  // passes no string longer than kMaxExecStringBytes.
+  const auto app = std::find(argv.begin(), argv.end(), kInstanceCommand);
   std::size_t joined = std::string_view("OMPI_ARGV=").size();
   for (auto word = app; word != argv.end(); ++word) joined += word->size() + 1;
-  if (app != argv.end() && joined > max_exec_string_bytes) {
+  if (app != argv.end() && joined > kMaxExecStringBytes) {
     throw UsageError(fmt::format("the program's arguments are {} bytes; Open MPI passes them to every instance in one "
                                  "variable (OMPI_ARGV) of at most {} bytes, so the instances could not start: pass "
                                  "long values in a file instead",
-                                 program_bytes, max_exec_string_bytes - 1));
+                                 program_bytes, kMaxExecStringBytes - 1));
   }
   const std::size_t arguments = exec_bytes(argv);
   if (arguments + environment_bytes <= limit) return;

@@ -11,13 +11,13 @@
 namespace popdist::cli {
 
 /// The longest single string execve takes (Linux's MAX_ARG_STRLEN, 32 pages of 4 KiB).
-inline constexpr std::size_t max_exec_string_bytes = 131072;
+inline constexpr std::size_t kMaxExecStringBytes = 131072;
 
 /// What execve counts for a set of strings: each one's bytes, its NUL and its pointer.
 [[nodiscard]] std::size_t exec_bytes(const std::vector<std::string>& strings);
 
 /// Throws UsageError when `argv` plus an environment of `environment_bytes` (as exec_bytes counts
-/// it) exceeds `limit` bytes, or one word exceeds max_exec_string_bytes. `num_instances` and
+/// it) exceeds `limit` bytes, or one word exceeds kMaxExecStringBytes. `num_instances` and
 /// `program` explain the size in the message (each instance's app context repeats the program).
 void check_command_length(const std::vector<std::string>& argv, std::size_t environment_bytes, std::size_t limit,
                           int num_instances, const std::vector<std::string>& program);

@@ -14,9 +14,9 @@ namespace {
 
 // Every expansion is counted before it is made, so `n[0-999999999]` or `a[0-99999]b[0-99999]`
 // fails at once instead of eating the memory.
-constexpr auto max_names = static_cast<std::size_t>(max_hosts);
+constexpr auto kMaxNames = static_cast<std::size_t>(kMaxHosts);
 // DNS limits a name to 255 characters; longer is a mistake (and would be copied per host).
-constexpr std::size_t max_name_length = 255;
+constexpr std::size_t kMaxNameLength = 255;
 
 [[noreturn]] void fail(std::string_view what, std::string_view value, const std::string& problem) {
   throw UsageError(fmt::format("{} {}: {}", what, shown(value), problem));
@@ -76,10 +76,10 @@ std::vector<std::string> expand_range_list(std::string_view content, std::string
     const long low = parse_bound(low_text, what, value);
     const long high = parse_bound(high_text, what, value);
     if (high < low) fail(what, value, fmt::format("range '{}' runs backwards", range));
-    if (static_cast<std::size_t>(high - low) >= max_names - out.size()) {
+    if (static_cast<std::size_t>(high - low) >= kMaxNames - out.size()) {
       fail(what, value, fmt::format("range '{}' makes the brackets name more than {} hosts (the most popdist run "
                                     "plans for)",
-                                    range, max_names));
+                                    range, kMaxNames));
     }
     // Slurm keeps the zero padding of the lower bound: n[01-10] -> n01 ... n10.
     const std::size_t width = low_text.size();
@@ -98,10 +98,10 @@ std::vector<std::string> expand_item(std::string_view item, std::string_view wha
     if (item[i] == '[') {
       const std::size_t close = item.find(']', i);  // balanced: split_top_level checked
       const auto choices = expand_range_list(item.substr(i + 1, close - i - 1), what, value);
-      // Both factors are at most max_names, so the product cannot overflow a size_t.
-      if (names.size() * choices.size() > max_names) {
+      // Both factors are at most kMaxNames, so the product cannot overflow a size_t.
+      if (names.size() * choices.size() > kMaxNames) {
         fail(what, value, fmt::format("names {} x {} = {} hosts: more than {}, the most popdist run plans for", names.size(),
-                                      choices.size(), names.size() * choices.size(), max_names));
+                                      choices.size(), names.size() * choices.size(), kMaxNames));
       }
       std::vector<std::string> next;
       next.reserve(names.size() * choices.size());
@@ -110,16 +110,16 @@ std::vector<std::string> expand_item(std::string_view item, std::string_view wha
       }
       names = std::move(next);
       i = close + 1;
-      if (names.front().size() > max_name_length) {
-        fail(what, value, fmt::format("a host name longer than {} characters", max_name_length));
+      if (names.front().size() > kMaxNameLength) {
+        fail(what, value, fmt::format("a host name longer than {} characters", kMaxNameLength));
       }
     } else {
       if (!is_name_char(item[i])) {
         fail(what, value,
              fmt::format("'{}' is not allowed in a host name (letters, digits, '-', '.', '_' and [ranges])", item[i]));
       }
-      if (names.front().size() >= max_name_length) {
-        fail(what, value, fmt::format("a host name longer than {} characters", max_name_length));
+      if (names.front().size() >= kMaxNameLength) {
+        fail(what, value, fmt::format("a host name longer than {} characters", kMaxNameLength));
       }
       for (auto& name : names) name += item[i];
       ++i;
@@ -135,7 +135,7 @@ std::vector<std::string> expand_hostlist(std::string_view value, std::string_vie
   for (const auto item : split_top_level(value, what)) {
     auto names = expand_item(item, what, value);
     hosts.insert(hosts.end(), names.begin(), names.end());
-    if (hosts.size() > max_names) fail(what, value, fmt::format("names more than {} hosts (the most popdist run plans for)", max_names));
+    if (hosts.size() > kMaxNames) fail(what, value, fmt::format("names more than {} hosts (the most popdist run plans for)", kMaxNames));
   }
   return hosts;
 }
@@ -157,7 +157,7 @@ std::vector<HostSpec> parse_host_list(std::string_view value, std::string_view w
       slots = number;
     }
     for (auto& name : expand_item(names_part, what, value)) hosts.push_back({std::move(name), slots});
-    if (hosts.size() > max_names) fail(what, value, fmt::format("names more than {} hosts (the most popdist run plans for)", max_names));
+    if (hosts.size() > kMaxNames) fail(what, value, fmt::format("names more than {} hosts (the most popdist run plans for)", kMaxNames));
   }
   return hosts;
 }

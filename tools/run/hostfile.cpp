@@ -54,9 +54,9 @@ std::vector<HostSpec> parse_hostfile(std::istream& in, const std::string& source
     }
     for (auto& name : names) hosts.push_back({std::move(name), slots});
     // Each line is bounded by expand_hostlist; many lines must not add up to millions of hosts.
-    if (hosts.size() > static_cast<std::size_t>(max_hosts)) {
+    if (hosts.size() > static_cast<std::size_t>(kMaxHosts)) {
       throw UsageError(fmt::format("hostfile {} lists more than {} hosts (at line {}), the most popdist run uses",
-                                   source, max_hosts, number));
+                                   source, kMaxHosts, number));
     }
   });
   if (hosts.empty()) throw UsageError(fmt::format("hostfile {} lists no hosts", source));

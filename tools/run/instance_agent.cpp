@@ -27,17 +27,19 @@ namespace popdist::cli {
 namespace {
 
 // How many lines of stderr the failure report shows.
-constexpr std::size_t kept_error_lines = 20;
+constexpr std::size_t kKeptErrorLines = 20;
 
-volatile sig_atomic_t child_pid = 0;
+// The program's pid, for the handler that forwards signals to it: a global volatile
+// sig_atomic_t because a signal handler takes no argument and may only touch those.
+volatile sig_atomic_t g_program_pid = 0;
 
 void forward_signal(int signal_number) {
-  if (child_pid > 0) ::kill(child_pid, signal_number);
+  if (g_program_pid > 0) ::kill(g_program_pid, signal_number);
 }
 
 // What mpirun passes on to its processes (Open MPI: TSTP, USR1, USR2, ABRT, ALRM, CONT, and the
 // TERM/INT/HUP of a teardown), passed on to the program.
-constexpr int forwarded_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
                                      SIGCONT, SIGTSTP, SIGALRM, SIGABRT};
 
 void say(const std::string& text) { std::fprintf(stderr, "popdist run: %s\n", text.c_str()); }
@@ -208,7 +210,7 @@ int run_instance(const AgentOptions& options) {
   action.sa_handler = forward_signal;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (const int signal_number : forwarded_signals) ::sigaction(signal_number, &action, nullptr);
+  for (const int signal_number : kForwardedSignals) ::sigaction(signal_number, &action, nullptr);
   ::signal(SIGPIPE, SIG_IGN);  // a reader that went away must not kill us before the program ends
 
   const pid_t self = ::getpid();
@@ -218,7 +220,7 @@ int run_instance(const AgentOptions& options) {
     return 1;
   }
   if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
-  child_pid = pid;
+  g_program_pid = pid;
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
 
@@ -229,7 +231,7 @@ int run_instance(const AgentOptions& options) {
   streams[1].from = err_pipe[0];
   streams[1].to = shown ? STDERR_FILENO : -1;
   streams[1].log = open_log(options, rank, "stderr.log");
-  streams[1].keep_lines = kept_error_lines;
+  streams[1].keep_lines = kKeptErrorLines;
   AliveMark alive(options.job_dir, rank);
   pass_output(streams, alive);
 

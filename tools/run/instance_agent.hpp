@@ -15,7 +15,7 @@
 namespace popdist::cli {
 
 /// The hidden subcommand's name (on the instances' command lines only).
-inline constexpr const char* instance_command = "_instance";
+inline constexpr const char* kInstanceCommand = "_instance";
 
 /// What `popdist run` tells every agent (the same for all instances).
 struct AgentOptions {

@@ -16,12 +16,12 @@
 namespace popdist::cli {
 namespace {
 
-constexpr const char* end_suffix = ".end";
+constexpr const char* kEndSuffix = ".end";
 
 /// The index of `instance<i>.end`; nullopt for any other name.
 std::optional<int> index_of_end_file(const std::string& name) {
   const std::string prefix = "instance";
-  const std::string suffix = end_suffix;
+  const std::string suffix = kEndSuffix;
   if (name.size() <= prefix.size() + suffix.size() || name.rfind(prefix, 0) != 0 ||
       name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0) {
     return std::nullopt;
@@ -59,7 +59,7 @@ std::string instance_file(const std::string& directory, int index, const std::st
 }
 
 std::string instance_status_file(const std::string& directory, int index) {
-  return instance_file(directory, index, end_suffix);
+  return instance_file(directory, index, kEndSuffix);
 }
 
 void record_instance_status(const std::string& file, int status, const std::string& host) {

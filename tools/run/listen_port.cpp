@@ -6,7 +6,7 @@
 namespace popdist::cli {
 namespace {
 
-constexpr int highest_port = 65535;
+constexpr int kHighestPort = 65535;
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
@@ -23,7 +23,7 @@ std::optional<PortRange> parse_port_range(std::string_view text) {
   for (int* field : fields) {
     text = skip_space(text);
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *field);
-    if (error != std::errc() || *field < 1 || *field > highest_port) return std::nullopt;
+    if (error != std::errc() || *field < 1 || *field > kHighestPort) return std::nullopt;
     text.remove_prefix(static_cast<std::size_t>(end - text.data()));
   }
   if (!skip_space(text).empty() || range.first > range.last) return std::nullopt;
@@ -33,14 +33,14 @@ std::optional<PortRange> parse_port_range(std::string_view text) {
 std::optional<int> pick_listen_port(PortRange ephemeral, unsigned start, const std::function<bool(int)>& is_free,
                                     int attempts) {
   // The offered ports: [lowest, ephemeral.first) and (ephemeral.last, highest], as one sequence.
-  const int below = std::clamp(ephemeral.first, lowest_offered_port, highest_port + 1) - lowest_offered_port;
-  const int above_first = std::max(ephemeral.last + 1, lowest_offered_port);
-  const int above = std::max(0, highest_port + 1 - above_first);
+  const int below = std::clamp(ephemeral.first, kLowestOfferedPort, kHighestPort + 1) - kLowestOfferedPort;
+  const int above_first = std::max(ephemeral.last + 1, kLowestOfferedPort);
+  const int above = std::max(0, kHighestPort + 1 - above_first);
   const int count = below + above;
   if (count == 0) return std::nullopt;
   for (int i = 0; i < std::min(attempts, count); ++i) {
     const int position = static_cast<int>((start + static_cast<unsigned>(i)) % static_cast<unsigned>(count));
-    const int port = position < below ? lowest_offered_port + position : above_first + (position - below);
+    const int port = position < below ? kLowestOfferedPort + position : above_first + (position - below);
     if (is_free(port)) return port;
   }
   return std::nullopt;

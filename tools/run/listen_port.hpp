@@ -25,9 +25,9 @@ struct PortRange {
 [[nodiscard]] std::optional<PortRange> parse_port_range(std::string_view text);
 
 /// The lowest port popdist run offers: below it lie the well-known and most registered services.
-inline constexpr int lowest_offered_port = 10000;
+inline constexpr int kLowestOfferedPort = 10000;
 
-/// The first port for which `is_free` holds, among lowest_offered_port..65535 outside `ephemeral`,
+/// The first port for which `is_free` holds, among kLowestOfferedPort..65535 outside `ephemeral`,
 /// counting from the `start`-th such port (modulo their number, so that concurrent launches spread
 /// out) and trying at most `attempts`; nullopt when none was free or every port is ephemeral.
 [[nodiscard]] std::optional<int> pick_listen_port(PortRange ephemeral, unsigned start,

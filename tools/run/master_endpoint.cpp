@@ -62,25 +62,25 @@ bool port_is_free(int port) {
   return ok;
 }
 
-constexpr const char* ephemeral_range_file = "/proc/sys/net/ipv4/ip_local_port_range";
+constexpr const char* kEphemeralRangeFile = "/proc/sys/net/ipv4/ip_local_port_range";
 
 // A free port outside the kernel's ephemeral range (listen_port.hpp says why), starting at a
 // random one so that launches running side by side do not try the same ports in the same order.
 int free_port() {
-  std::ifstream file(ephemeral_range_file);
+  std::ifstream file(kEphemeralRangeFile);
   const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   const auto ephemeral = parse_port_range(text);
   if (!ephemeral) {
     throw Error(fmt::format("popdist run: cannot read the kernel's ephemeral port range from {} ('{}'), so it "
                             "cannot choose a MASTER_PORT that stays free; pass --master-port",
-                            ephemeral_range_file, text));
+                            kEphemeralRangeFile, text));
   }
   constexpr int attempts = 200;
   const auto port = pick_listen_port(*ephemeral, std::random_device{}(), port_is_free, attempts);
   if (!port) {
     throw Error(fmt::format("popdist run: no free TCP port for MASTER_PORT among {} tried in {}..65535 outside the "
                             "kernel's ephemeral range {}..{}; pass --master-port",
-                            attempts, lowest_offered_port, ephemeral->first, ephemeral->last));
+                            attempts, kLowestOfferedPort, ephemeral->first, ephemeral->last));
   }
   return *port;
 }

@@ -108,7 +108,7 @@ bool user_binds(const std::vector<std::string>& words) {
 // The agent in front of the program (instance_agent.hpp), with what every instance shares.
 void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
                   const MpirunContext& context) {
-  argv.insert(argv.end(), {context.agent, instance_command, "--plan", plan_argument(plan)});
+  argv.insert(argv.end(), {context.agent, kInstanceCommand, "--plan", plan_argument(plan)});
   if (!context.job_directory.empty()) argv.insert(argv.end(), {"--job-dir", context.job_directory});
   if (!context.log_directory.empty()) argv.insert(argv.end(), {"--log-dir", context.log_directory});
   if (!context.log_directory.empty() && options.tee) argv.push_back("--tee");

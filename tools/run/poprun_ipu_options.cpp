@@ -11,9 +11,9 @@
 namespace popdist::cli {
 namespace {
 
-constexpr std::string_view no_vipu = "popdist talks to no V-IPU server";
-constexpr std::string_view no_partition = "popdist creates and binds no IPU partition";
-constexpr std::string_view no_copies = "popdist copies nothing to the hosts: they need the program and its environment";
+constexpr std::string_view kNoVipu = "popdist talks to no V-IPU server";
+constexpr std::string_view kNoPartition = "popdist creates and binds no IPU partition";
+constexpr std::string_view kNoCopies = "popdist copies nothing to the hosts: they need the program and its environment";
 
 // An IPv4 subnet in CIDR form (a.b.c.d/n), which Open MPI's *_tcp_if_include take as it is.
 std::string subnet_problem(const std::string& text) {
@@ -70,24 +70,24 @@ const std::vector<PopRunOption>& poprun_ipu_options() {
       {"--num-ilds", "N", A::keep,
        "kept: sets ipuLinkDomainSize = replicas x IPUs per replica / N in POPLAR_TARGET_OPTIONS (unless you set that "
        "variable), as PopRun does for its partition; no partition is created"},
-      {"--vipu-server-host", "TEXT", A::ignore, no_vipu},
-      {"--vipu-server-port", "PORT", A::ignore, no_vipu},
-      {"--vipu-server-timeout", "SECONDS", A::ignore, no_vipu},
-      {"--vipu-partition", "TEXT", A::ignore, no_partition},
-      {"--vipu-partition-attempts", "N", A::ignore, no_partition},
-      {"--update-partition", "yes|no", A::ignore, no_partition},
-      {"--reset-partition", "yes|no", A::ignore, no_partition},
-      {"--remove-partition", "yes|no", A::ignore, no_partition},
-      {"--vipu-cluster", "TEXT", A::ignore, no_partition},
-      {"--vipu-allocation", "TEXT", A::ignore, no_partition},
+      {"--vipu-server-host", "TEXT", A::ignore, kNoVipu},
+      {"--vipu-server-port", "PORT", A::ignore, kNoVipu},
+      {"--vipu-server-timeout", "SECONDS", A::ignore, kNoVipu},
+      {"--vipu-partition", "TEXT", A::ignore, kNoPartition},
+      {"--vipu-partition-attempts", "N", A::ignore, kNoPartition},
+      {"--update-partition", "yes|no", A::ignore, kNoPartition},
+      {"--reset-partition", "yes|no", A::ignore, kNoPartition},
+      {"--remove-partition", "yes|no", A::ignore, kNoPartition},
+      {"--vipu-cluster", "TEXT", A::ignore, kNoPartition},
+      {"--vipu-allocation", "TEXT", A::ignore, kNoPartition},
       {"--sync-type", "TEXT", A::ignore, "the sync type is a property of an IPU partition, and popdist creates none"},
       {"--executable-cache-path", "DIR", A::keep,
        "kept: exported to every instance as POPDIST_EXECUTABLE_CACHE_PATH (read by IPU TensorFlow and PopDist "
        "users)"},
       {"--host-subnet", "CIDR", A::keep,
        "kept: Open MPI talks over that subnet (--mca btl_tcp_if_include and oob_tcp_if_include)"},
-      {"--synchronise-python-venv", "yes|no", A::ignore, no_copies},
-      {"--synchronise-poplar-sdk", "yes|no", A::ignore, no_copies},
+      {"--synchronise-python-venv", "yes|no", A::ignore, kNoCopies},
+      {"--synchronise-poplar-sdk", "yes|no", A::ignore, kNoCopies},
       {"--distribute-ssh-key", "yes|no", A::ignore, "popdist copies no ssh key: the hosts need password-less ssh"},
       {"--offline-mode", "yes|no", A::ignore, "popdist attaches no IPUs, so every run is offline"},
   };

@@ -22,24 +22,30 @@
 namespace popdist::cli {
 namespace {
 
-volatile sig_atomic_t child_pid = 0;
-volatile sig_atomic_t stop_signal = 0;
-volatile sig_atomic_t own_group = 0;  // the child has a process group of its own (under nohup)
+/// What the signal handler shares with run_and_wait. Globals of volatile sig_atomic_t because a
+/// handler may only touch those (C and POSIX async-signal safety), and a handler takes no argument.
+struct HandlerShared {
+  volatile sig_atomic_t child_pid = 0;
+  volatile sig_atomic_t stop_signal = 0;
+  volatile sig_atomic_t own_group = 0;  ///< the child has a process group of its own (under nohup)
+};
+HandlerShared g_handler_shared;
 
-constexpr int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT};
-constexpr int forwarded_count = sizeof forwarded / sizeof forwarded[0];
-constexpr int hangup = 2;  // forwarded[hangup] == SIGHUP
-static_assert(forwarded[hangup] == SIGHUP);
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT};
+constexpr int kForwardedCount = sizeof kForwardedSignals / sizeof kForwardedSignals[0];
+constexpr int kHangupSlot = 2;  // kForwardedSignals[kHangupSlot] == SIGHUP
+static_assert(kForwardedSignals[kHangupSlot] == SIGHUP);
 
 // Forward a signal that a process sent to us (kill, Slurm, a test's timeout). A signal the
 // terminal generated (Ctrl-C, Ctrl-Z: si_code SI_KERNEL) already went to the whole foreground
 // process group, mpirun included; sending it again would turn mpirun's orderly abort into a
 // forced one. SIGTSTP then stops popdist run itself too, as it would have without the handler.
 void forward_signal(int signal, siginfo_t* info, void*) {
+  auto& shared = g_handler_shared;
   const bool from_a_process =
-      own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
-  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) stop_signal = signal;
-  if (child_pid > 0 && from_a_process) ::kill(child_pid, signal);
+      shared.own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) shared.stop_signal = signal;
+  if (shared.child_pid > 0 && from_a_process) ::kill(shared.child_pid, signal);
   if (signal == SIGTSTP) ::raise(SIGSTOP);
 }
 
@@ -107,7 +113,7 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
       } else {
         ::kill(pid, SIGTERM);  // mpirun ends every instance, within the grace period
         wait_for(pid, status);
-        status = W_EXITCODE(stall_status, 0);
+        status = W_EXITCODE(kStallStatus, 0);
         return pid;
       }
     }
@@ -127,9 +133,78 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
   }
 }
 
+/// The forwarded signals' handler for its lifetime: installed (except where ignored, as under
+/// nohup), the signals blocked until the child's pid is known (then they are forwarded), the
+/// previous handlers restored at the end.
+class ForwardedSignals {
+ public:
+  ForwardedSignals() {
+    struct sigaction forward {};
+    forward.sa_sigaction = forward_signal;
+    forward.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&forward.sa_mask);
+    g_handler_shared.stop_signal = 0;
+    for (int i = 0; i < kForwardedCount; ++i) {
+      ::sigaction(kForwardedSignals[i], nullptr, &previous_[i]);
+      // Under nohup (SIGHUP ignored) the hangup stays ignored, for mpirun too (it inherits that).
+      if (previous_[i].sa_handler != SIG_IGN) ::sigaction(kForwardedSignals[i], &forward, nullptr);
+    }
+    // Under nohup, the hangup that ends a session goes to whole process groups: mpirun gets a
+    // group of its own, so that it never sees one (it would end the job), and every signal goes
+    // through us.
+    g_handler_shared.own_group = previous_[kHangupSlot].sa_handler == SIG_IGN ? 1 : 0;
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    for (const int signal : kForwardedSignals) sigaddset(&blocked, signal);
+    ::sigprocmask(SIG_BLOCK, &blocked, &old_mask_);
+  }
+  ~ForwardedSignals() {
+    for (int i = 0; i < kForwardedCount; ++i) ::sigaction(kForwardedSignals[i], &previous_[i], nullptr);
+    g_handler_shared.child_pid = 0;
+  }
+  ForwardedSignals(const ForwardedSignals&) = delete;
+  ForwardedSignals& operator=(const ForwardedSignals&) = delete;
+
+  /// The signal mask from before: pending signals are delivered (and forwarded) from here on.
+  void unblock() const { ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr); }
+
+ private:
+  struct sigaction previous_[kForwardedCount];
+  sigset_t old_mask_;
+};
+
+/// In the child after fork: exec `path`, or write errno to the status pipe and exit 127.
+[[noreturn]] void exec_in_child(const std::string& path, std::vector<char*>& args, int status_pipe[2], pid_t parent,
+                                const ForwardedSignals& signals) {
+  // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
+  // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
+  // instances as it does on a forwarded one. Checked against a parent that died before prctl.
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (::getppid() != parent) ::_exit(128 + SIGTERM);
+  // exec resets caught signals to their default; nothing else to undo.
+  ::close(status_pipe[0]);
+  if (g_handler_shared.own_group != 0) start_own_group();
+  signals.unblock();
+  ::execv(path.c_str(), args.data());
+  const int error = errno;
+  [[maybe_unused]] const auto written = ::write(status_pipe[1], &error, sizeof error);
+  ::_exit(127);
+}
+
+/// The errno the child wrote when execv failed, or 0 when the pipe closed on a successful exec.
+int read_exec_error(int status_read) {
+  int exec_error = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(status_read, &exec_error, sizeof exec_error);
+  } while (got < 0 && errno == EINTR);
+  ::close(status_read);
+  return got == static_cast<ssize_t>(sizeof exec_error) ? exec_error : 0;
+}
+
 }  // namespace
 
-int stop_signal_received() { return stop_signal; }
+int stop_signal_received() { return g_handler_shared.stop_signal; }
 
 int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
                  const std::optional<HangWatch>& hang_watch) {
@@ -141,74 +216,26 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
   int status_pipe[2];
   if (::pipe2(status_pipe, O_CLOEXEC) != 0) throw Error(fmt::format("pipe2 failed: {}", std::strerror(errno)));
 
-  struct sigaction forward {};
-  forward.sa_sigaction = forward_signal;
-  forward.sa_flags = SA_SIGINFO | SA_RESTART;
-  sigemptyset(&forward.sa_mask);
-  struct sigaction previous[forwarded_count];
-  stop_signal = 0;
-  for (int i = 0; i < forwarded_count; ++i) {
-    ::sigaction(forwarded[i], nullptr, &previous[i]);
-    // Under nohup (SIGHUP ignored) the hangup stays ignored, for mpirun too (it inherits that).
-    if (previous[i].sa_handler != SIG_IGN) ::sigaction(forwarded[i], &forward, nullptr);
-  }
-  auto restore = [&] {
-    for (int i = 0; i < forwarded_count; ++i) ::sigaction(forwarded[i], &previous[i], nullptr);
-    child_pid = 0;
-  };
-  // Under nohup, the hangup that ends a session goes to whole process groups: mpirun gets a group
-  // of its own, so that it never sees one (it would end the job), and every signal goes through us.
-  own_group = previous[hangup].sa_handler == SIG_IGN ? 1 : 0;
-
-  // Signals that arrive before child_pid is known stay pending until it is, then get forwarded.
-  sigset_t blocked;
-  sigset_t old_mask;
-  sigemptyset(&blocked);
-  for (const int signal : forwarded) sigaddset(&blocked, signal);
-  ::sigprocmask(SIG_BLOCK, &blocked, &old_mask);
-
+  const ForwardedSignals signals;
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    restore();
+    signals.unblock();
     ::close(status_pipe[0]);
     ::close(status_pipe[1]);
     throw Error(fmt::format("cannot start {}: fork failed: {}", path, std::strerror(error)));
   }
-  if (pid == 0) {
-    // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
-    // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
-    // instances as it does on a forwarded one. Checked against a parent that died before prctl.
-    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-    if (::getppid() != parent) ::_exit(128 + SIGTERM);
-    // exec resets caught signals to their default; nothing else to undo.
-    ::close(status_pipe[0]);
-    if (own_group != 0) start_own_group();
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    ::execv(path.c_str(), args.data());
-    const int error = errno;
-    [[maybe_unused]] const auto written = ::write(status_pipe[1], &error, sizeof error);
-    ::_exit(127);
-  }
-  child_pid = pid;
-  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals);
+  g_handler_shared.child_pid = pid;
+  signals.unblock();
   ::close(status_pipe[1]);
-  int exec_error = 0;
-  ssize_t got = 0;
-  do {
-    got = ::read(status_pipe[0], &exec_error, sizeof exec_error);
-  } while (got < 0 && errno == EINTR);
-  ::close(status_pipe[0]);
+  const int exec_error = read_exec_error(status_pipe[0]);
 
   int status = 0;
   const pid_t waited =
       hang_watch ? wait_watching_children(pid, *hang_watch, path, status) : wait_for(pid, status);
-  restore();
-  if (got == static_cast<ssize_t>(sizeof exec_error)) {
-    throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
-  }
+  if (exec_error != 0) throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
   if (waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));
   return shell_status(status);
 }

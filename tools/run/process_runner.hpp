@@ -21,7 +21,7 @@ struct HangWatch {
   /// Where the instances recorded how they ended (instance_status.hpp); empty: nowhere.
   std::string status_directory;
   /// --stall-timeout: after this long without output from any instance (stall_watch.hpp),
-  /// `on_stall` runs (the stack report); then the program is ended (status stall_status) unless
+  /// `on_stall` runs (the stack report); then the program is ended (status kStallStatus) unless
   /// `keep_running_on_stall`.
   std::optional<std::chrono::milliseconds> stall_limit;
   std::function<void()> on_stall;
@@ -29,7 +29,7 @@ struct HangWatch {
 };
 
 /// popdist run's exit status after --stall-timeout ended a job.
-inline constexpr int stall_status = 125;
+inline constexpr int kStallStatus = 125;
 
 /// The SIGINT, SIGTERM or SIGHUP that reached popdist run during the last run_and_wait (the user
 /// or a scheduler stopping the job: no restart then); 0 when none did.

@@ -33,7 +33,7 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
   const auto last = CLI::MultiOptionPolicy::TakeLast;
   sub.add_option("--max-restarts", options.max_restarts,
                  "Restart the whole job up to N times after an instance fails (not after Ctrl-C or SIGTERM)")
-      ->check(whole_number(0, max_restarts))
+      ->check(whole_number(0, kMaxRestarts))
       ->multi_option_policy(last)
       ->capture_default_str();
   sub.add_option("--log-dir", options.log_dir,
@@ -54,7 +54,7 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
   sub.add_option("--grace-period", options.grace_period,
                  "Seconds between the SIGTERM that ends an instance and the SIGKILL if it is still there (mpirun waits "
                  "this long at every teardown)")
-      ->check(whole_number(1, max_grace_period))
+      ->check(whole_number(1, kMaxGracePeriod))
       ->multi_option_policy(last)
       ->capture_default_str();
 }
@@ -75,15 +75,15 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.positionals_at_end();
   const auto last = CLI::MultiOptionPolicy::TakeLast;
   sub.add_option("--num-instances", options.num_instances, "The number of instances (processes)")
-      ->check(whole_number(1, max_instances))
+      ->check(whole_number(1, kMaxInstances))
       ->multi_option_policy(last)
       ->capture_default_str();
   sub.add_option("--num-replicas", options.num_replicas,
                  "The total number of replicas, divided evenly among instances [default: one per instance]")
-      ->check(whole_number(1, max_replicas))
+      ->check(whole_number(1, kMaxReplicas))
       ->multi_option_policy(last);
   sub.add_option("--ipus-per-replica", options.ipus_per_replica, "The number of devices (IPUs) per replica")
-      ->check(whole_number(1, max_ipus_per_replica))
+      ->check(whole_number(1, kMaxIpusPerReplica))
       ->multi_option_policy(last)
       ->capture_default_str();
   auto* host = sub.add_option("-H,--host", options.host_lists,
@@ -100,7 +100,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
              "Print the topology table (hosts, instances, replicas, devices); bare or yes/no");
   sub.add_option("--only-output-from-instance", options.only_output_from_instance,
                  "Show only this instance's output (hides errors from the others!)")
-      ->check(whole_number(0, max_instances - 1))
+      ->check(whole_number(0, kMaxInstances - 1))
       ->multi_option_policy(last);
   sub.add_option("--mpi-global-args", options.mpi_global_args,
                  "Options for mpirun before the app contexts (repeatable), split like a shell, e.g. \"--mca "
@@ -141,7 +141,7 @@ std::function<int()> add_run_command(CLI::App& app) {
 }
 
 std::function<int()> add_instance_command(CLI::App& app) {
-  auto* sub = app.add_subcommand(instance_command, "Run one instance of a popdist run job (instance_agent.hpp)");
+  auto* sub = app.add_subcommand(kInstanceCommand, "Run one instance of a popdist run job (instance_agent.hpp)");
   sub->group("");  // hidden: only `popdist run` writes it, on the instances' command line
   sub->positionals_at_end();
   auto options = std::make_shared<AgentOptions>();

@@ -288,7 +288,7 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
   }
   const long long start = now_ns();
   const int status = run_and_wait(mpirun_path, command.argv, watch);
-  if (status != 0 && status != stall_status && stop_signal_received() == 0) {
+  if (status != 0 && status != kStallStatus && stop_signal_received() == 0) {
     const auto report = failure_report(recorded_failures(job_dir.path()), start, attempt,
                                        job.options.max_restarts + 1, status);
     fmt::print(stderr, "{}{}", report, process_limit_hint());
@@ -302,7 +302,7 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
 int run_attempts(const PreparedJob& job, const std::string& mpirun_path) {
   for (int attempt = 0;; ++attempt) {
     const int status = run_attempt(job, mpirun_path, attempt);
-    if (status == 0 || status == stall_status || stop_signal_received() != 0 || attempt >= job.options.max_restarts) {
+    if (status == 0 || status == kStallStatus || stop_signal_received() != 0 || attempt >= job.options.max_restarts) {
       return status;
     }
     const int pause = std::min(1 << std::min(attempt, 5), 30);
@@ -321,7 +321,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   if (has_errors(job.notices)) {
     print_notices(stderr, job.notices);
     std::fputs("Run with --help for more information.\n", stderr);
-    return exit_usage;
+    return kExitUsage;
   }
   const auto path = env("PATH").value_or("");
   const auto mpirun = find_program("mpirun", path);
@@ -329,7 +329,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
                     "directory to PATH",
                     path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
-    return exit_mpirun_not_found;
+    return kExitMpirunNotFound;
   }
   const auto first = build_mpirun_command(job.plan, job.options, attempt_context(job, 0, ""));
   announce(job, first, *mpirun);

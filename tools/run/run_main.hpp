@@ -8,12 +8,12 @@
 namespace popdist::cli {
 
 /// Exit status when mpirun is not on PATH (a shell's "command not found").
-inline constexpr int exit_mpirun_not_found = 127;
+inline constexpr int kExitMpirunNotFound = 127;
 /// Exit status of usage errors (bad options or values), as for every popdist subcommand.
-inline constexpr int exit_usage = 2;
+inline constexpr int kExitUsage = 2;
 
 /// Runs the job described by `options` in environment `env`; returns the exit status: 0 or the
-/// job's status, exit_usage for invalid options, exit_mpirun_not_found. Messages go to stderr.
+/// job's status, kExitUsage for invalid options, kExitMpirunNotFound. Messages go to stderr.
 [[nodiscard]] int run_job(const RunOptions& options, const EnvLookup& env);
 
 }  // namespace popdist::cli

@@ -72,7 +72,7 @@ std::function<int()> add_stacks_command(CLI::App& app) {
   sub->add_option("--num-instances", options->num_instances,
                   "The job's instance count [default: as the job recorded it, else up to the highest instance with "
                   "a stack hook]")
-      ->check(whole_number(1, max_instances));
+      ->check(whole_number(1, kMaxInstances));
   sub->add_option("--wait", options->wait_seconds, "Seconds to wait for the instances' stacks")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();

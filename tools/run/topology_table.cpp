@@ -15,14 +15,14 @@ struct Column {
   int num_instances = 1;
 };
 
-// The finest grouping that fits max_box_columns: a column per replica, per instance, per host,
+// The finest grouping that fits kMaxBoxColumns: a column per replica, per instance, per host,
 // or one for the whole job. Computed from the counts: nothing here grows with the replicas.
 enum class Grain { Replica, Instance, Host, Job };
 
 Grain grain_for(const LaunchPlan& plan) {
-  if (plan.num_total_replicas <= max_box_columns) return Grain::Replica;
-  if (plan.num_instances <= max_box_columns) return Grain::Instance;
-  if (static_cast<int>(plan.hosts.size()) <= max_box_columns) return Grain::Host;
+  if (plan.num_total_replicas <= kMaxBoxColumns) return Grain::Replica;
+  if (plan.num_instances <= kMaxBoxColumns) return Grain::Instance;
+  if (static_cast<int>(plan.hosts.size()) <= kMaxBoxColumns) return Grain::Host;
   return Grain::Job;
 }
 

@@ -46,9 +46,9 @@ std::vector<std::string> option_problems(const RunOptions& options) {
     return true;
   };
   // Each range is checked (and reported) before the arithmetic that needs it.
-  const bool bad_instances = out_of_range("--num-instances", options.num_instances, max_instances);
-  const bool bad_replicas = out_of_range("--num-replicas", replicas, max_replicas);
-  const bool bad_ipus = out_of_range("--ipus-per-replica", options.ipus_per_replica, max_ipus_per_replica);
+  const bool bad_instances = out_of_range("--num-instances", options.num_instances, kMaxInstances);
+  const bool bad_replicas = out_of_range("--num-replicas", replicas, kMaxReplicas);
+  const bool bad_ipus = out_of_range("--ipus-per-replica", options.ipus_per_replica, kMaxIpusPerReplica);
   if (!bad_instances && !bad_replicas && replicas % options.num_instances != 0) {
     // 64-bit: the next multiple of up to 2^20 replicas can pass INT_MAX only in int arithmetic.
     const std::int64_t suggestion =
@@ -99,9 +99,9 @@ void validate_options(const RunOptions& options) {
 
 void validate_hosts(const RunOptions& options, const std::vector<HostSpec>& hosts, std::string_view source) {
   if (hosts.empty()) return;
-  if (hosts.size() > static_cast<std::size_t>(max_hosts)) {
+  if (hosts.size() > static_cast<std::size_t>(kMaxHosts)) {
     throw UsageError(fmt::format("{} names {} hosts, more than the {} that popdist run plans for", source, hosts.size(),
-                                 max_hosts));
+                                 kMaxHosts));
   }
   check_unique_hosts(hosts, source);
   const auto num_hosts = static_cast<int>(hosts.size());

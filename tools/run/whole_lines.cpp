@@ -7,9 +7,9 @@ namespace popdist::cli {
 namespace {
 
 // A line longer than this is passed on in pieces (it would not fit one pipe write anyway).
-constexpr std::size_t max_held = 1 << 16;
+constexpr std::size_t kMaxHeld = 1 << 16;
 // A kept line longer than this is cut: the report shows lines, not megabytes.
-constexpr std::size_t max_kept_line = 512;
+constexpr std::size_t kMaxKeptLine = 512;
 
 }  // namespace
 
@@ -47,7 +47,7 @@ void OutputStream::keep(const char* data, std::size_t size) {
   if (keep_lines == 0) return;
   for (std::size_t i = 0; i < size; ++i) {
     if (data[i] != '\n') {
-      if (partial_line.size() < max_kept_line) partial_line += data[i];
+      if (partial_line.size() < kMaxKeptLine) partial_line += data[i];
       continue;
     }
     last_lines.push_back(std::move(partial_line));
@@ -74,7 +74,7 @@ void OutputStream::pass_on_lines(bool at_end) {
   std::size_t upto = last_newline == std::string::npos ? 0 : last_newline + 1;
   const bool drawing =
       last_return != std::string::npos && (last_newline == std::string::npos || last_return > last_newline);
-  if (drawing || held.size() >= max_held) upto = held.size();
+  if (drawing || held.size() >= kMaxHeld) upto = held.size();
   if (upto == 0) return;
   write_segments(upto, drawing);
   held.erase(0, upto);

@@ -46,7 +46,7 @@ Utf8Unit next_utf8_unit(std::string_view text, std::size_t i) {
 }  // namespace
 
 std::string json_quote(std::string_view text) {
-  static constexpr char hex[] = "0123456789abcdef";
+  static constexpr char kHex[] = "0123456789abcdef";
   std::string quoted;
   quoted.reserve(text.size() + 2);
   quoted += '"';
@@ -64,8 +64,8 @@ std::string json_quote(std::string_view text) {
     }
     if (c < 0x20) {
       quoted += "\\u00";
-      quoted += hex[c >> 4];
-      quoted += hex[c & 0xF];
+      quoted += kHex[c >> 4];
+      quoted += kHex[c & 0xF];
       ++i;
       continue;
     }

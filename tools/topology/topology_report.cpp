@@ -38,7 +38,7 @@ std::string warnings_section(const std::vector<std::string>& warnings) {
 
 std::string instance_box(const Topology& t, const DeviceRange& ordinals) {
   std::vector<DiagramRow> rows;
-  const bool one_cell_per_device = ordinals.count <= max_box_columns;
+  const bool one_cell_per_device = ordinals.count <= kMaxBoxColumns;
   const int columns = one_cell_per_device ? static_cast<int>(ordinals.count) : 1;
   rows.push_back({"hosts", {{host_label(t.host_index), columns}}});
   rows.push_back({"instances",
@@ -66,8 +66,8 @@ std::string instance_box(const Topology& t, const DeviceRange& ordinals) {
 std::string job_box(const JobSummary& job) {
   int total_replicas_listed = 0;
   for (const auto& view : job.instances) total_replicas_listed += view.topology.num_local_replicas;
-  const bool one_column_per_replica = total_replicas_listed <= max_box_columns;
-  if (!one_column_per_replica && static_cast<int>(job.instances.size()) > max_box_columns) {
+  const bool one_column_per_replica = total_replicas_listed <= kMaxBoxColumns;
+  if (!one_column_per_replica && static_cast<int>(job.instances.size()) > kMaxBoxColumns) {
     return "(no box for " + std::to_string(job.instances.size()) + " instances: see the table)\n";
   }
   DiagramRow hosts{"hosts", {}};

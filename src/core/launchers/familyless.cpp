@@ -13,7 +13,7 @@ FamilylessVariable familyless(const char* name, bool index, const char* why) { r
 
 const std::vector<FamilylessVariable>& familyless_variables() {
   constexpr const char* kSubmitit = "submitit's local executor is not a launcher popdist reads";
-  static const std::vector<FamilylessVariable> variables = {
+  static const std::vector<FamilylessVariable> kVariables = {
       // PMIx exports only the rank and namespace; the size is a query to the PMIx server.
       familyless("PMIX_RANK", kIndex,
                  "PMIx sets no size beside it (Open MPI's mpirun and srun --mpi=pmix set it alongside their own "
@@ -26,7 +26,7 @@ const std::vector<FamilylessVariable>& familyless_variables() {
       familyless("SUBMITIT_LOCAL_NODEID", kIndex, kSubmitit),
       familyless("SUBMITIT_LOCAL_NTASKS", false, kSubmitit),
   };
-  return variables;
+  return kVariables;
 }
 
 }  // namespace popdist::detail

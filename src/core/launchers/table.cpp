@@ -54,19 +54,19 @@ std::vector<LauncherFamily> by_priority() {
 }  // namespace
 
 const std::vector<LauncherFamily>& launcher_families() {
-  static const std::vector<LauncherFamily> families = by_priority();
-  return families;
+  static const std::vector<LauncherFamily> kFamilies = by_priority();
+  return kFamilies;
 }
 
 const std::vector<const LauncherFamily*>& launch_families() {
-  static const std::vector<const LauncherFamily*> launches = [] {
+  static const std::vector<const LauncherFamily*> kLaunches = [] {
     std::vector<const LauncherFamily*> found;
     for (const auto& family : launcher_families()) {
       if (family.is_launch()) found.push_back(&family);
     }
     return found;
   }();
-  return launches;
+  return kLaunches;
 }
 
 const LauncherFamily& find_family(Launcher launcher) {
@@ -77,14 +77,14 @@ const LauncherFamily& find_family(Launcher launcher) {
 }
 
 const std::string& family_names() {
-  static const std::string names = [] {
+  static const std::string kNames = [] {
     std::string text;
 #define POPDIST_FAMILY_NAME(enumerator, name, priority) text += (text.empty() ? "" : ", ") + std::string(#name);
     POPDIST_LAUNCHER_FAMILIES(POPDIST_FAMILY_NAME)
 #undef POPDIST_FAMILY_NAME
     return text;
   }();
-  return names;
+  return kNames;
 }
 
 }  // namespace detail
