@@ -38,7 +38,7 @@ import json as _json
 import os as _os
 import secrets as _secrets
 
-from . import _api, _torch_rendezvous as _rendezvous
+from . import _api, _lifecycle, _torch_rendezvous as _rendezvous
 from .errors import UsageError
 
 __all__ = ["DataLoader", "DistributedSampler", "RendezvousError", "device", "init_process_group", "rendezvous"]
@@ -175,15 +175,10 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         _close_store()  # a group destroyed since: its server would hold MASTER_PORT
         _store, rank, world = rendezvous(timeout)
         _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
-    # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
-    # runs a Python callback then takes the GIL of a dying interpreter, which ends the thread with
-    # a forced unwind through gloo's noexcept run loop ("terminate called without an active
-    # exception", status 134). Python-level atexit runs while the interpreter is whole.
+    # The group's worker threads must be gone before the interpreter finalizes (_lifecycle.py says
+    # why): the release runs from Python's atexit, while the interpreter is whole.
     _arrange_release_at_exit()
     return _dist.group.WORLD
-
-
-_release_registered = False
 
 
 def _forget_store():
@@ -205,52 +200,10 @@ def _close_store():
 
 
 def _arrange_release_at_exit():
-    """Arranges the teardown of torch.distributed at interpreter exit (_release_torch_at_exit);
-    once per process. init_process_group() calls it; so does popdist.lightning's environment,
-    whose group Lightning creates."""
-    global _release_registered
-    if not _release_registered:
-        _release_registered = True
-        _api._core.at_exit(_release_torch_at_exit)  # the lifecycle's one exit handler runs it
-
-
-def _release_torch_at_exit():
-    """Tears torch.distributed down in the order that leaves no thread behind (README "Clean
-    exit"): destroying the default group only unregisters it while a DistributedDataParallel
-    module still holds it (its reducer keeps the group, and the group its gloo threads), and a
-    module caught in a reference cycle lives until the interpreter's own teardown. So: collect the
-    cycles, detach any DDP module still alive from its reducer and group, destroy the group, and
-    collect again, which destroys the group and joins its threads here. popdist's MPI is finalized
-    after all this (its exit handler runs after the interpreter)."""
-    import gc
-    import sys
-    import warnings
-
-    try:
-        # Warnings raised by this teardown are popdist's, not the program's: none is shown, and
-        # under -W error none ends it.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gc.collect()
-            _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
-            if _dist.is_initialized():
-                _dist.destroy_process_group()
-            _forget_store()
-            gc.collect()
-    except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
-        print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
-
-
-def _detach_ddp_modules(gc, ddp):
-    # A function of its own: no reference to a module outlives it.
-    if ddp is None:
-        return
-    # type(), not isinstance(): isinstance reads __class__, which some objects answer with a
-    # warning (torch.distributed.reduce_op) or arbitrary code.
-    wanted = ddp.DistributedDataParallel
-    for module in [o for o in gc.get_objects() if issubclass(type(o), wanted)]:
-        for name in ("logger", "reducer", "process_group"):
-            module.__dict__.pop(name, None)
+    """torch.distributed's release at exit, once per process (popdist._lifecycle owns it).
+    init_process_group() calls it; so does popdist.lightning's environment, whose group Lightning
+    creates."""
+    _lifecycle.arrange_torch_release(_forget_store)
 
 
 def device():
