@@ -49,10 +49,40 @@ RendezvousError = _rendezvous.RendezvousError
 #: process group's own timeout: a rendezvous that cannot complete fails this fast.
 RENDEZVOUS_TIMEOUT = 60.0
 
-_store = None  # the job's store behind the default group: instance 0's holds the server, keep it alive
-# The bound of popdist's own collectives on the user's behalf (the seed and length agreement):
-# the timeout given to init_process_group/rendezvous/PopdistEnvironment, else torch's default.
-_agreement_timeout = None
+
+
+class _TorchState:
+    """popdist.torch's state for the process, in one object (its release at exit is
+    popdist._lifecycle's)."""
+
+    def __init__(self):
+        # The job's store behind the default group: instance 0's holds the server, keep it alive.
+        self.store = None
+        # The bound of popdist's own collectives on the user's behalf (the seed and length
+        # agreement): the timeout given to init_process_group/rendezvous/PopdistEnvironment, else
+        # torch's default.
+        self.agreement_timeout = None
+        # Under torchrun, before any process group: a client of torchrun's agent store, and the
+        # agreements made through it (the same sequence on every instance).
+        self.agent_store = None
+        self.agent_store_rounds = 0
+
+    def forget_store(self):
+        # At exit the server keeps serving until the process ends: a peer may still be tearing down.
+        self.store = None
+
+    def close_store(self):
+        """Closes the store of an earlier group (its connections, and instance 0's server)."""
+        store, self.store = self.store, None
+        if store is None:
+            return
+        store.close()
+        server = getattr(store, "server", None)
+        if server is not None:
+            server.close()
+
+
+_state = _TorchState()
 
 
 #: What "no limit" (timeout=inf, or anything longer) becomes for torch, which needs a timedelta it
@@ -103,13 +133,12 @@ def _backend_available(name):
 
 
 def _bound_agreements(timeout):
-    global _agreement_timeout
     if timeout is not None:
-        _agreement_timeout = timeout
+        _state.agreement_timeout = timeout
 
 
 def _agreement_seconds():
-    return (_agreement_timeout or _dist.default_pg_timeout).total_seconds()
+    return (_state.agreement_timeout or _dist.default_pg_timeout).total_seconds()
 
 
 def _under_torchrun():
@@ -150,7 +179,6 @@ def init_process_group(backend=None, timeout=None, **kwargs):
     Raises :class:`RendezvousError` (on every instance, naming address and port) when the
     rendezvous cannot complete, UsageError when a default group exists with another rank or size.
     """
-    global _store
     for name in ("rank", "world_size", "store", "init_method"):
         if name in kwargs:
             raise UsageError(f"popdist.torch.init_process_group(): {name}={kwargs[name]!r} is decided by popdist "
@@ -172,38 +200,20 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         # torchrun's agent already rendezvoused: its MASTER_ADDR/PORT, RANK and WORLD_SIZE as they are.
         _dist.init_process_group(backend, init_method="env://", **kwargs)
     else:
-        _close_store()  # a group destroyed since: its server would hold MASTER_PORT
-        _store, rank, world = rendezvous(timeout)
-        _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
+        _state.close_store()  # a group destroyed since: its server would hold MASTER_PORT
+        _state.store, rank, world = rendezvous(timeout)
+        _dist.init_process_group(backend, store=_state.store, rank=rank, world_size=world, **kwargs)
     # The group's worker threads must be gone before the interpreter finalizes (_lifecycle.py says
     # why): the release runs from Python's atexit, while the interpreter is whole.
     _arrange_release_at_exit()
     return _dist.group.WORLD
 
 
-def _forget_store():
-    # At exit the server keeps serving until the process ends: a peer may still be tearing down.
-    global _store
-    _store = None
-
-
-def _close_store():
-    """Closes the store of an earlier group (its connections, and instance 0's server)."""
-    global _store
-    store, _store = _store, None
-    if store is None:
-        return
-    store.close()
-    server = getattr(store, "server", None)
-    if server is not None:
-        server.close()
-
-
 def _arrange_release_at_exit():
     """torch.distributed's release at exit, once per process (popdist._lifecycle owns it).
     init_process_group() calls it; so does popdist.lightning's environment, whose group Lightning
     creates."""
-    _lifecycle.arrange_torch_release(_forget_store)
+    _lifecycle.arrange_torch_release(_state.forget_store)
 
 
 def device():
@@ -241,17 +251,12 @@ def _allgather_json(value):
     return [_json.loads(piece) for piece in gathered]
 
 
-_agent_store = None  # under torchrun, before any process group: a client of torchrun's agent store
-_agent_store_rounds = 0  # agreements made through it (the same sequence on every instance)
-
-
 def _allgather_through_agent_store(value):
     """Under torchrun before init_process_group() (Lightning creates the group in fit(), after the
     script built its loaders): through the TCPStore torchrun's agent serves on MASTER_ADDR:
     MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), which torch's own env:// joins the same way.
     Each agreement is one round of keys, under a prefix of the run and its restart."""
-    global _agent_store, _agent_store_rounds
-    if _agent_store is None:
+    if _state.agent_store is None:
         if _os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
             raise UsageError("popdist.torch: under torchrun without its agent's store (TORCHELASTIC_USE_AGENT_STORE="
                              f"{_os.environ.get('TORCHELASTIC_USE_AGENT_STORE')!r}), call "
@@ -260,19 +265,20 @@ def _allgather_through_agent_store(value):
         address, port = _os.environ.get("MASTER_ADDR", "127.0.0.1"), int(_os.environ.get("MASTER_PORT", "29500"))
         client = _dist.TCPStore(address, port, None, False, timeout=_datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT))
         prefix = f"popdist/{_os.environ.get('TORCHELASTIC_RUN_ID', '')}/{_os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/"
-        _agent_store = _dist.PrefixStore(prefix, client)
-    _agent_store_rounds += 1
+        _state.agent_store = _dist.PrefixStore(prefix, client)
+    _state.agent_store_rounds += 1
+    store, rounds = _state.agent_store, _state.agent_store_rounds
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
-    keys = [f"agree/{_agent_store_rounds}/{i}" for i in range(world)]
-    _agent_store.set(keys[rank], _json.dumps(value))
+    keys = [f"agree/{rounds}/{i}" for i in range(world)]
+    store.set(keys[rank], _json.dumps(value))
     try:
-        _agent_store.wait(keys)
+        store.wait(keys)
     except Exception as error:  # torch raises DistStoreError on its timeout
-        missing = [i for i, key in enumerate(keys) if not _agent_store.check([key])]
+        missing = [i for i, key in enumerate(keys) if not store.check([key])]
         raise RendezvousError(f"popdist.torch: instances {missing} did not take part in agreement "
-                              f"{_agent_store_rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
+                              f"{rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
                               f"({str(error).strip().splitlines()[0] if str(error).strip() else error})") from error
-    return [_json.loads(_agent_store.get(key)) for key in keys]
+    return [_json.loads(store.get(key)) for key in keys]
 
 
 class DistributedSampler(_TorchDistributedSampler):
