@@ -118,7 +118,9 @@ def init():
     printed) instead of leaving the others waiting in a collective or in MPI_Finalize, and so does
     an exit with a failing status (``sys.exit(3)``); popdist finalizes what it initialized at exit.
     """
-    _core.init()
+    from . import _lifecycle  # on first use: `import popdist` stays as light as it was
+
+    _lifecycle.init()
 
 
 def isBackendInitialized():

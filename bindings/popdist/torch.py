@@ -38,7 +38,7 @@ import json as _json
 import os as _os
 import secrets as _secrets
 
-from . import _api, _torch_rendezvous as _rendezvous
+from . import _api, _lifecycle, _torch_rendezvous as _rendezvous
 from .errors import UsageError
 
 __all__ = ["DataLoader", "DistributedSampler", "RendezvousError", "device", "init_process_group", "rendezvous"]
@@ -49,10 +49,40 @@ RendezvousError = _rendezvous.RendezvousError
 #: process group's own timeout: a rendezvous that cannot complete fails this fast.
 RENDEZVOUS_TIMEOUT = 60.0
 
-_store = None  # the job's store behind the default group: instance 0's holds the server, keep it alive
-# The bound of popdist's own collectives on the user's behalf (the seed and length agreement):
-# the timeout given to init_process_group/rendezvous/PopdistEnvironment, else torch's default.
-_agreement_timeout = None
+
+
+class _TorchState:
+    """popdist.torch's state for the process, in one object (its release at exit is
+    popdist._lifecycle's)."""
+
+    def __init__(self):
+        # The job's store behind the default group: instance 0's holds the server, keep it alive.
+        self.store = None
+        # The bound of popdist's own collectives on the user's behalf (the seed and length
+        # agreement): the timeout given to init_process_group/rendezvous/PopdistEnvironment, else
+        # torch's default.
+        self.agreement_timeout = None
+        # Under torchrun, before any process group: a client of torchrun's agent store, and the
+        # agreements made through it (the same sequence on every instance).
+        self.agent_store = None
+        self.agent_store_rounds = 0
+
+    def forget_store(self):
+        # At exit the server keeps serving until the process ends: a peer may still be tearing down.
+        self.store = None
+
+    def close_store(self):
+        """Closes the store of an earlier group (its connections, and instance 0's server)."""
+        store, self.store = self.store, None
+        if store is None:
+            return
+        store.close()
+        server = getattr(store, "server", None)
+        if server is not None:
+            server.close()
+
+
+_state = _TorchState()
 
 
 #: What "no limit" (timeout=inf, or anything longer) becomes for torch, which needs a timedelta it
@@ -103,13 +133,12 @@ def _backend_available(name):
 
 
 def _bound_agreements(timeout):
-    global _agreement_timeout
     if timeout is not None:
-        _agreement_timeout = timeout
+        _state.agreement_timeout = timeout
 
 
 def _agreement_seconds():
-    return (_agreement_timeout or _dist.default_pg_timeout).total_seconds()
+    return (_state.agreement_timeout or _dist.default_pg_timeout).total_seconds()
 
 
 def _under_torchrun():
@@ -150,7 +179,6 @@ def init_process_group(backend=None, timeout=None, **kwargs):
     Raises :class:`RendezvousError` (on every instance, naming address and port) when the
     rendezvous cannot complete, UsageError when a default group exists with another rank or size.
     """
-    global _store
     for name in ("rank", "world_size", "store", "init_method"):
         if name in kwargs:
             raise UsageError(f"popdist.torch.init_process_group(): {name}={kwargs[name]!r} is decided by popdist "
@@ -172,85 +200,20 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         # torchrun's agent already rendezvoused: its MASTER_ADDR/PORT, RANK and WORLD_SIZE as they are.
         _dist.init_process_group(backend, init_method="env://", **kwargs)
     else:
-        _close_store()  # a group destroyed since: its server would hold MASTER_PORT
-        _store, rank, world = rendezvous(timeout)
-        _dist.init_process_group(backend, store=_store, rank=rank, world_size=world, **kwargs)
-    # The group's worker threads must be gone before the interpreter finalizes: a gloo thread that
-    # runs a Python callback then takes the GIL of a dying interpreter, which ends the thread with
-    # a forced unwind through gloo's noexcept run loop ("terminate called without an active
-    # exception", status 134). Python-level atexit runs while the interpreter is whole.
+        _state.close_store()  # a group destroyed since: its server would hold MASTER_PORT
+        _state.store, rank, world = rendezvous(timeout)
+        _dist.init_process_group(backend, store=_state.store, rank=rank, world_size=world, **kwargs)
+    # The group's worker threads must be gone before the interpreter finalizes (_lifecycle.py says
+    # why): the release runs from Python's atexit, while the interpreter is whole.
     _arrange_release_at_exit()
     return _dist.group.WORLD
 
 
-_release_registered = False
-
-
-def _forget_store():
-    # At exit the server keeps serving until the process ends: a peer may still be tearing down.
-    global _store
-    _store = None
-
-
-def _close_store():
-    """Closes the store of an earlier group (its connections, and instance 0's server)."""
-    global _store
-    store, _store = _store, None
-    if store is None:
-        return
-    store.close()
-    server = getattr(store, "server", None)
-    if server is not None:
-        server.close()
-
-
 def _arrange_release_at_exit():
-    """Arranges the teardown of torch.distributed at interpreter exit (_release_torch_at_exit);
-    once per process. init_process_group() calls it; so does popdist.lightning's environment,
-    whose group Lightning creates."""
-    global _release_registered
-    if not _release_registered:
-        _release_registered = True
-        _api._core.at_exit(_release_torch_at_exit)  # the lifecycle's one exit handler runs it
-
-
-def _release_torch_at_exit():
-    """Tears torch.distributed down in the order that leaves no thread behind (README "Clean
-    exit"): destroying the default group only unregisters it while a DistributedDataParallel
-    module still holds it (its reducer keeps the group, and the group its gloo threads), and a
-    module caught in a reference cycle lives until the interpreter's own teardown. So: collect the
-    cycles, detach any DDP module still alive from its reducer and group, destroy the group, and
-    collect again, which destroys the group and joins its threads here. popdist's MPI is finalized
-    after all this (its exit handler runs after the interpreter)."""
-    import gc
-    import sys
-    import warnings
-
-    try:
-        # Warnings raised by this teardown are popdist's, not the program's: none is shown, and
-        # under -W error none ends it.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            gc.collect()
-            _detach_ddp_modules(gc, sys.modules.get("torch.nn.parallel.distributed"))
-            if _dist.is_initialized():
-                _dist.destroy_process_group()
-            _forget_store()
-            gc.collect()
-    except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
-        print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
-
-
-def _detach_ddp_modules(gc, ddp):
-    # A function of its own: no reference to a module outlives it.
-    if ddp is None:
-        return
-    # type(), not isinstance(): isinstance reads __class__, which some objects answer with a
-    # warning (torch.distributed.reduce_op) or arbitrary code.
-    wanted = ddp.DistributedDataParallel
-    for module in [o for o in gc.get_objects() if issubclass(type(o), wanted)]:
-        for name in ("logger", "reducer", "process_group"):
-            module.__dict__.pop(name, None)
+    """torch.distributed's release at exit, once per process (popdist._lifecycle owns it).
+    init_process_group() calls it; so does popdist.lightning's environment, whose group Lightning
+    creates."""
+    _lifecycle.arrange_torch_release(_state.forget_store)
 
 
 def device():
@@ -288,17 +251,12 @@ def _allgather_json(value):
     return [_json.loads(piece) for piece in gathered]
 
 
-_agent_store = None  # under torchrun, before any process group: a client of torchrun's agent store
-_agent_store_rounds = 0  # agreements made through it (the same sequence on every instance)
-
-
 def _allgather_through_agent_store(value):
     """Under torchrun before init_process_group() (Lightning creates the group in fit(), after the
     script built its loaders): through the TCPStore torchrun's agent serves on MASTER_ADDR:
     MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), which torch's own env:// joins the same way.
     Each agreement is one round of keys, under a prefix of the run and its restart."""
-    global _agent_store, _agent_store_rounds
-    if _agent_store is None:
+    if _state.agent_store is None:
         if _os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
             raise UsageError("popdist.torch: under torchrun without its agent's store (TORCHELASTIC_USE_AGENT_STORE="
                              f"{_os.environ.get('TORCHELASTIC_USE_AGENT_STORE')!r}), call "
@@ -307,19 +265,20 @@ def _allgather_through_agent_store(value):
         address, port = _os.environ.get("MASTER_ADDR", "127.0.0.1"), int(_os.environ.get("MASTER_PORT", "29500"))
         client = _dist.TCPStore(address, port, None, False, timeout=_datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT))
         prefix = f"popdist/{_os.environ.get('TORCHELASTIC_RUN_ID', '')}/{_os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/"
-        _agent_store = _dist.PrefixStore(prefix, client)
-    _agent_store_rounds += 1
+        _state.agent_store = _dist.PrefixStore(prefix, client)
+    _state.agent_store_rounds += 1
+    store, rounds = _state.agent_store, _state.agent_store_rounds
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
-    keys = [f"agree/{_agent_store_rounds}/{i}" for i in range(world)]
-    _agent_store.set(keys[rank], _json.dumps(value))
+    keys = [f"agree/{rounds}/{i}" for i in range(world)]
+    store.set(keys[rank], _json.dumps(value))
     try:
-        _agent_store.wait(keys)
+        store.wait(keys)
     except Exception as error:  # torch raises DistStoreError on its timeout
-        missing = [i for i, key in enumerate(keys) if not _agent_store.check([key])]
+        missing = [i for i, key in enumerate(keys) if not store.check([key])]
         raise RendezvousError(f"popdist.torch: instances {missing} did not take part in agreement "
-                              f"{_agent_store_rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
+                              f"{rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
                               f"({str(error).strip().splitlines()[0] if str(error).strip() else error})") from error
-    return [_json.loads(_agent_store.get(key)) for key in keys]
+    return [_json.loads(store.get(key)) for key in keys]
 
 
 class DistributedSampler(_TorchDistributedSampler):

@@ -1,8 +1,8 @@
 // popdist._core: the one core under Python. It holds the current topology (current_topology.hpp),
 // the registry's calls with their one-instance behaviour without MPI (entry_points.hpp,
-// single_instance.hpp) and the process lifecycle (lifecycle.hpp: init, finalize, exit, uncaught
-// exceptions), plus the pure core's calls (detect, device ids, replica grouping). The Python
-// package converts arguments around it and keeps no state of its own.
+// single_instance.hpp) and the mechanics of the process's life (lifecycle.hpp; _lifecycle.py owns
+// it), plus the pure core's calls (detect, device ids, replica grouping). The Python package
+// converts arguments around it (its state: docs/guide/development.md, "One core under Python").
 //
 // Why two extension modules and not one: `import popdist` and every getter must not load libmpi
 // (Open MPI's start-up libraries; DESIGN.md 9), and an extension module linked against libmpi
@@ -104,7 +104,7 @@ PYBIND11_MODULE(_core, m) {
 
   m.attr("__version__") = popdist::version();
   popdist::python::add_entry_points(m);  // synchronize, execute_on_instances, register_communicator
-  popdist::python::add_lifecycle(m);     // init, finalize, is_initialized, at_exit, backend
+  popdist::python::add_lifecycle(m);     // start_backend, finalize, is_initialized, backend
   m.def("topology", &popdist::python::current_topology,
         "This process's current topology (a popdist.Topology): detected from the environment, refined by init().");
   m.def("replace_topology", &popdist::python::replace_topology, py::arg("topology"),

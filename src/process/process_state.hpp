@@ -16,7 +16,7 @@ namespace popdist::detail {
 /// the runtime's exit handler instead), and references handed out (topologies, entries) must
 /// outlive every caller.
 ///
-/// Lifecycle (process/lifecycle.cpp), under runtime.lifecycle_mutex:
+/// Lifecycle (process/lifecycle.cpp, which decides it), under runtime.lifecycle_mutex:
 ///   init():     1. runtime   start_runtime(): MPI (only if nobody started it), popdist's world,
 ///                            control and host communicators, the cross-instance checks, the
 ///                            refined topology (g_hot.topology)
@@ -25,7 +25,7 @@ namespace popdist::detail {
 ///                            POPDIST_SYNC_TIMEOUT, the hot pointer (g_root_scope_copy)
 ///               3.           g_hot.initialized (release: the hot paths read everything above
 ///                            after acquiring it)
-///   finalize() (also at exit, from the runtime's on_exit handler), the reverse:
+///   finalize() (also at exit: exit_with_status(), from the runtime's on_exit hook), the reverse:
 ///               1.           g_hot.initialized = false
 ///               2. registry  release_all(): the hot pointer; the host barrier (its window and
 ///                            leaders' communicator, collective); the timed synchronize's posted

@@ -1,6 +1,7 @@
 // The MPI runtime (runtime.hpp): the topology, the PopDist getters, and the runtime's steps of
-// init() and finalize() (DESIGN.md 4) -- start_runtime(), stop_runtime() -- plus abort_job().
-// init() and finalize() themselves (process/lifecycle.cpp) put the registry on top.
+// init() and finalize() (DESIGN.md 4) -- start_runtime(), stop_runtime() -- with the on_exit hook
+// they need. The order of those steps, the exit policy and the abort are decided in
+// process/lifecycle.cpp, which puts the registry on top.
 #include "popdist/runtime.hpp"
 
 #include <mpi.h>
@@ -12,8 +13,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
-#include <cstdlib>  // on_exit (glibc)
+#include <cstdlib>  // on_exit (glibc), std::free
 #include <exception>
 #include <mutex>
 #include <typeinfo>
@@ -30,7 +30,6 @@
 #include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
-#include "runtime/output_drain.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"
 
@@ -58,13 +57,6 @@ namespace {
 
 using detail::check_mpi;
 using detail::runtime_state;
-
-/// How long an aborting instance waits for the launcher to read its output (usually
-/// milliseconds; a stopped reader must not keep the job from ending).
-constexpr double kOutputDrainSeconds = 1.0;
-/// How long it then gives a relay (slurmstepd, Open MPI's daemon) to forward what it read to the
-/// launcher before the abort overtakes it (output_drain.cpp).
-constexpr double kOutputRelaySeconds = 0.2;
 
 // Each version is allocated once and never freed (see HotState::topology): other threads may
 // still be reading the old one.
@@ -119,31 +111,9 @@ void free_comm(MPI_Comm& comm) noexcept {
   comm = MPI_COMM_NULL;
 }
 
-// At exit, with the process's exit status. A failing status after init() means this instance
-// gives up on the job while others may be waiting for it in a collective: MPI_Finalize would wait
-// for them in turn, and neither side would ever return. So the job is aborted with that status
-// instead -- what mpirun does when a process exits without finalizing, and what an uncaught Python
-// exception does -- and only a successful exit finalizes. Only when popdist started MPI: a host
-// program that initialized MPI decides its own teardown.
-void finalize_at_exit(int status, void* /*unused*/) {
-  if (detail::in_forked_child()) return;  // the parent's MPI: not this process's to end
-  const auto& state = runtime_state();
-  if (status != 0 && state.owns_mpi && state.size > 1 && is_initialized() && detail::mpi_is_usable()) {
-    // Plain stdio: static objects such as the logger's sinks may already be destroyed at exit.
-    std::fflush(stdout);
-    std::fprintf(stderr,
-                 "popdist: instance %d exits with status %d without finalize(): ending the job (MPI_Abort) rather "
-                 "than waiting in MPI_Finalize for instances that may be waiting for this one\n",
-                 state.rank, status);
-    std::fflush(stderr);
-    abort_job(status);
-  }
-  try {
-    finalize();
-  } catch (...) {
-    // Nothing sensible is left to do at exit; never terminate() from an exit handler.
-  }
-}
+// The on_exit hook (glibc): the one place that sees the exit status. What happens there is the
+// process's exit policy, decided with the rest of its life in process/lifecycle.cpp.
+void exit_hook(int status, void* /*unused*/) { detail::exit_with_status(status); }
 
 // Steps 1 and 2 of init(): MPI itself, then popdist's own communicators.
 void start_mpi(detail::RuntimeState& state) {
@@ -174,10 +144,10 @@ void start_mpi(detail::RuntimeState& state) {
   state.thread_level = provided;
   detail::set_mpi_calls_serialized(provided < MPI_THREAD_MULTIPLE);
   if (!state.exit_handler_registered) {
-    // Finalize at exit from an exit handler, never from a static destructor (the order of
-    // those relative to MPI's own teardown is unspecified). on_exit (glibc) rather than atexit:
-    // the handler needs the exit status.
-    on_exit(finalize_at_exit, nullptr);
+    // An exit handler, never a static destructor (their order relative to MPI's own teardown is
+    // unspecified), registered when MPI starts (init(), survey_job()). on_exit (glibc) rather
+    // than atexit: the exit policy needs the status.
+    on_exit(exit_hook, nullptr);
     state.exit_handler_registered = true;
   }
 
@@ -374,17 +344,6 @@ int replica_index_offset() { return topology().replica_index_offset; }
 int ipus_per_replica() { return topology().ipus_per_replica; }
 bool is_uniform_replicas_per_instance() { return topology().uniform_replicas_per_instance; }
 bool is_popdist_env_set() { return topology().popdist_env_set; }
-
-void abort_job(int exit_code) noexcept {
-  // A fork() child must not abort its parent's job: it ends alone.
-  if (!detail::in_forked_child() && detail::mpi_is_usable()) {
-    // The launcher ends every instance once MPI_Abort reaches it (srun at once): what this one
-    // wrote last, typically the traceback that explains the abort, must have left first.
-    detail::wait_until_output_is_read(kOutputDrainSeconds, kOutputRelaySeconds);
-    MPI_Abort(MPI_COMM_WORLD, exit_code);
-  }
-  std::_Exit(exit_code);
-}
 
 namespace {
 

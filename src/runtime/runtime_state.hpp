@@ -81,6 +81,12 @@ void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr
 /// (control, host, world), then MPI if popdist started it. Call with the lifecycle mutex held.
 void stop_runtime(RuntimeState& state);
 
+/// The process's exit policy: a failing status after init() aborts the job, anything else
+/// finalizes. Run by the on_exit hook start_runtime() registers once MPI is up (only there is the
+/// status known); decided, with the rest of the process's life, by the top of the layers
+/// (defined in process/lifecycle.cpp), so the runtime names it without knowing what is above.
+void exit_with_status(int status) noexcept;
+
 /// The bound of init()'s collective steps: POPDIST_SYNC_TIMEOUT, but never less than
 /// init_timeout_floor (timeout_rule.hpp); std::nullopt when unset or unparsable (reported later
 /// by init()).

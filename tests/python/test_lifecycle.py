@@ -1,7 +1,7 @@
-"""The process lifecycle has one owner, popdist._core: the current topology lives there (the Python
-package keeps none), and its one atexit callback runs the teardowns registered with
-_core.at_exit (popdist.torch's) newest first, while popdist is still initialized, then finalizes
-what mpi4py started. Each case runs in a fresh interpreter with no launcher variables."""
+"""The process's life under Python has one owner, popdist._lifecycle: its one atexit callback runs
+the teardowns registered with _lifecycle.at_exit (popdist.torch's) newest first, while popdist is
+still initialized, then finalizes what mpi4py started. The current topology lives in popdist._core
+(the Python package keeps none). Each case runs in a fresh interpreter with no launcher variables."""
 
 import pytest
 
@@ -16,14 +16,14 @@ def plain_process(monkeypatch):
 
 TEARDOWNS = """
 import popdist
-from popdist import _core
+from popdist import _lifecycle
 {start}
 def teardown(name):
     def run():
         print(name, popdist.isBackendInitialized(), flush=True)
     return run
-_core.at_exit(teardown("first"))
-_core.at_exit(teardown("second"))
+_lifecycle.at_exit(teardown("first"))
+_lifecycle.at_exit(teardown("second"))
 print("exiting", popdist.isBackendInitialized(), flush=True)
 """
 
@@ -41,7 +41,7 @@ def test_teardowns_run_at_exit_newest_first_before_finalize(start, initialized):
 
 
 def test_a_failing_teardown_is_reported_and_the_others_still_run():
-    code = TEARDOWNS.format(start="") + "_core.at_exit(lambda: 1 / 0)\n"
+    code = TEARDOWNS.format(start="") + "_lifecycle.at_exit(lambda: 1 / 0)\n"
     result = run_python(code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split("\n")[:3] == ["exiting False", "second False", "first False"], result.stdout
@@ -49,10 +49,10 @@ def test_a_failing_teardown_is_reported_and_the_others_still_run():
 
 
 def test_at_exit_takes_a_callable():
-    from popdist import _core
+    from popdist import _lifecycle
 
     with pytest.raises(TypeError, match="at_exit: expected a callable"):
-        _core.at_exit(42)
+        _lifecycle.at_exit(42)
 
 
 def test_the_current_topology_is_the_cores():

@@ -78,7 +78,7 @@ def interrupt(launcher, form):
         delay = float(interrupted.group(1)) - sent
     else:
         # Inside MPI_Init_thread (Open MPI's start-up fence), which cannot be left: the instance
-        # ends as on an uncaught KeyboardInterrupt (popdist/_uninterruptible.py). The delay is
+        # ends as on an uncaught KeyboardInterrupt (popdist/_lifecycle.py). The delay is
         # until its message reached us (an upper bound).
         ended = [at for at, line in lines if "KeyboardInterrupt: Ctrl-C inside popdist.init()" in line]
         assert form == "init" and ended, out

@@ -6,16 +6,17 @@ tensors that Python objects own, when the interpreter starts to finalize. A thre
 releases them takes the GIL of a dying interpreter, is ended by a forced unwind through a noexcept
 frame, and the process aborts after the script finished ("terminate called without an active
 exception", status 134). It happens under torchrun just as well (pytorch/pytorch PR 179291, closed
-unmerged), in scripts that never import popdist (Accelerate's, torchrun's examples). popdist.torch
-already tears torch.distributed down at exit for its own users; this hook does the same for every
-Python program that `popdist run` starts, while the interpreter is whole.
+unmerged), in scripts that never import popdist (Accelerate's, torchrun's examples). popdist's
+lifecycle (popdist/_lifecycle.py, the one owner of the process's life under Python) already tears
+torch.distributed down at exit for popdist.torch's users; this hook calls the same release for
+every Python program that `popdist run` starts, while the interpreter is whole.
 
 What it does at start-up: registers one atexit callback (atexit runs callbacks last-registered
 first, so this one runs after the program's own and its libraries'), then runs the
 sitecustomize that this one hides, if there is one, and takes this directory off sys.path again.
 The callback does nothing unless the program imported torch.distributed; then it imports
-popdist.torch (when this interpreter has popdist) and runs its teardown. Off with
-POPDIST_PYTHON_EXIT_HOOK=0.
+popdist._lifecycle (when this interpreter has popdist) and runs its release. Nothing of popdist is
+imported at start-up: most programs never need it. Off with POPDIST_PYTHON_EXIT_HOOK=0.
 
 It also makes the instance's stacks available to `popdist stacks` (tools/run/stack_report.hpp):
 when popdist run exports POPDIST_RUN_JOB_DIR, Python's faulthandler dumps every thread's stack into
@@ -38,13 +39,13 @@ def _release_torch_distributed():
     if "torch.distributed" not in sys.modules:
         return
     try:
-        from popdist.torch import _release_torch_at_exit
+        from popdist._lifecycle import release_torch_distributed
     except ImportError:
         return  # this interpreter has no popdist: nothing to release with
     except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
-        print(f"popdist run: the exit hook could not import popdist.torch: {error}", file=sys.stderr, flush=True)
+        print(f"popdist run: the exit hook could not import popdist: {error}", file=sys.stderr, flush=True)
         return
-    _release_torch_at_exit()
+    release_torch_distributed()
 
 
 def _register_stack_dump():

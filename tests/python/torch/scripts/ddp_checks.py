@@ -44,7 +44,7 @@ popdist.torch.init_process_group()
 rank, world = dist.get_rank(), dist.get_world_size()
 # Where this instance reached the rendezvous store: torch's TCPStore or the job's store (None under
 # torchrun and in a world of one).
-store = popdist.torch._store
+store = popdist.torch._state.store
 report["store_address"] = store.host if isinstance(store, dist.TCPStore) else getattr(store, "address", None)
 report.update(rank=rank, world_size=world, backend=str(dist.get_backend()), device=str(popdist.torch.device()))
 value = torch.tensor([float(rank + 1)])

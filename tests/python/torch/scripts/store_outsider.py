@@ -56,7 +56,7 @@ out = Path(sys.argv[1])
 popdist.init()
 popdist.torch.init_process_group()
 rank = dist.get_rank()
-store = popdist.torch._store
+store = popdist.torch._state.store
 report = {"rank": rank, "store_class": type(store).__name__}
 if rank == 0:
     from popdist._torch_rendezvous import interface_addresses
