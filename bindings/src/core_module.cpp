@@ -1,17 +1,8 @@
-// popdist._core: the one core under Python. It holds the current topology (current_topology.hpp),
-// the registry's calls with their one-instance behaviour without MPI (entry_points.hpp,
-// single_instance.hpp) and the process lifecycle (lifecycle.hpp: init, finalize, exit, uncaught
-// exceptions), plus the pure core's calls (detect, device ids, replica grouping). The Python
-// package converts arguments around it and keeps no state of its own.
-//
-// Why two extension modules and not one: `import popdist` and every getter must not load libmpi
-// (Open MPI's start-up libraries; DESIGN.md 9), and an extension module linked against libmpi
-// loads it when imported. So the MPI runtime and registry are popdist._mpi, which this module
-// imports on the first call that needs MPI and then reaches only through a table of C function
-// pointers (mpi_backend.hpp): Python code never calls _mpi. Each module links its own static copy
-// of the pure core (popdist_core: detection, the argument rules), which holds no state of its own
-// that the two copies could disagree on; the process's state is here (topology, lifecycle) and in
-// _mpi's runtime (MPI), each in one place.
+// popdist._core: the package's core module. It adds the registry's calls with their one-instance
+// behaviour without MPI (entry_points.hpp) and the process lifecycle (lifecycle.hpp) to the pure
+// core's calls (detection, device ids, replica grouping), which it reaches, as popdist._mpi does,
+// in the one shared core (libpopdist_python_core.so; bindings/CMakeLists.txt says why). No MPI:
+// _mpi is imported on the first call that needs it (mpi_backend.hpp).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

@@ -130,7 +130,6 @@ void init() {
     if (error.matches(PyExc_KeyboardInterrupt) && current_num_instances() > 1) arm_abort(true);
     throw;
   }
-  adopt_topology(module.attr("topology")());
   if (initialized_mpi) {
     // Whoever initialized MPI owns the job's exit policy: with mpi4py's runner, mpi4py.
     g_lifecycle.owns_mpi = true;

@@ -1,5 +1,5 @@
-// popdist._mpi: the MPI runtime and the communicator registry, a backend of popdist._core (the one
-// core under Python, core_module.cpp says why there are two modules). _core imports it on the
+// popdist._mpi: the MPI runtime and the communicator registry, a backend of popdist._core over the
+// same shared core (bindings/CMakeLists.txt says why there are two modules). _core imports it on the
 // first call that needs MPI (init, synchronize, registerCommunicator, execute_on_instances, comm,
 // finalize), so that `import popdist` and the getters never load libmpi, and reaches its hot paths
 // through the table of mpi_backend.hpp.
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collectives.hpp"
+#include "current_topology.hpp"
 #include "errors.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
@@ -290,6 +291,8 @@ PYBIND11_MODULE(_mpi, m) {
           py::gil_scoped_release release;
           popdist::init();
         }
+        // The shared core's current topology becomes the runtime's refined one.
+        popdist::python::adopt_topology(popdist::python::topology_to_dict(popdist::topology()));
         return was_initialized == 0;
       },
       "Initializes the MPI backend (idempotent). Returns True when this call initialized MPI.");
