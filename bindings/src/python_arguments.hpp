@@ -37,7 +37,9 @@ struct InstanceList {
 
 /// An integer argument of a PopDist call (a count, an index): an int or anything with
 /// __index__ (numpy integers), in [low, high]. A bool, a float, a str or a value out of range
-/// throws UsageError "<caller>: <argument>=<value> ...": never pybind11's signature dump.
+/// throws UsageError "<caller>: <argument>=<value> ..." ("<argument> must be >= <low>" below a
+/// bound other than INT_MIN): never pybind11's signature dump. The one integer rule of the
+/// Python API: the Python files pass integers on unconverted.
 [[nodiscard]] POPDIST_PYTHON_API int integer_argument(pybind11::handle value, const char* caller,
                                                       const char* argument, int low, int high);
 
