@@ -1,10 +1,11 @@
 """The PopDist API over popdist's C++ core.
 
-The one core under Python is the extension module ``_core`` (DESIGN.md 9): it holds the current
-topology, the registry's calls with their one-instance behaviour without MPI, and the process
-lifecycle (init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the
-first call that needs MPI (so ``import popdist`` never loads libmpi). This module converts and
-checks arguments, documents the calls and keeps no state.
+The extension module ``_core`` (DESIGN.md 9), over the shared core both extension modules load
+(``libpopdist_python_core.so``: the current topology, the argument rules, the error types), adds
+the registry's calls with their one-instance behaviour without MPI and the process lifecycle
+(init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the first call
+that needs MPI (so ``import popdist`` never loads libmpi). This module checks what the core does
+not, documents the calls and keeps no state.
 """
 
 import collections.abc
