@@ -1,14 +1,14 @@
 """The PopDist API over popdist's C++ core.
 
-The one core under Python is the extension module ``_core`` (DESIGN.md 9): it holds the current
-topology, the registry's calls with their one-instance behaviour without MPI, and the process
-lifecycle (init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the
-first call that needs MPI (so ``import popdist`` never loads libmpi). This module converts and
-checks arguments, documents the calls and keeps no state.
+The extension module ``_core`` (DESIGN.md 9), over the shared core both extension modules load
+(``libpopdist_python_core.so``: the current topology, the argument rules, the error types), adds
+the registry's calls with their one-instance behaviour without MPI and the process lifecycle
+(init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the first call
+that needs MPI (so ``import popdist`` never loads libmpi). This module checks what the core does
+not, documents the calls and keeps no state.
 """
 
 import collections.abc
-import operator
 from . import _core
 from ._topology import Topology
 from .errors import UsageError
@@ -81,17 +81,13 @@ __all__ += sorted(_GETTERS)
 def checkNumIpusPerReplica(numIpusPerReplica):
     """False if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from ``numIpusPerReplica``; when it
     is unset, True exactly when ``numIpusPerReplica`` is 1."""
-    n = _integer("checkNumIpusPerReplica", "numIpusPerReplica", numIpusPerReplica)
-    return _core.check_ipus_per_replica(_core.topology()._fields, n)
+    return _core.check_ipus_per_replica(_core.topology()._fields, numIpusPerReplica)
 
 
 def getDeviceId(ipusPerReplica=0):
     """The id of this instance's multi-device group in IPU numbering (single devices first, then
     groups of 2, 4, ...). ``ipusPerReplica`` 0 takes POPDIST_NUM_IPUS_PER_REPLICA."""
-    n = _integer("getDeviceId", "ipusPerReplica", ipusPerReplica)
-    if n < 0:
-        raise UsageError(f"getDeviceId: ipusPerReplica must be >= 0 (0 = from the environment), got {n}")
-    return _core.device_id(_core.topology()._fields, n)
+    return _core.device_id(_core.topology()._fields, ipusPerReplica)
 
 
 def getLocalDeviceOrdinals():
@@ -198,27 +194,13 @@ def comm(communicator_id="", participants=frozenset()):
 # --- argument checks (every bad argument is named with its value) ----------------------------
 
 
-_INT_MAX = 2**31 - 1  # the C++ API's int
+# Integer arguments (counts, indices) are checked by the core's one rule, in C++
+# (bindings/src/python_arguments.cpp, integer_argument): the calls pass them on unconverted.
 
 
 def _shown(text):
     """``text`` for an error message: shortened as the core does (64 characters, then the size)."""
     return _core.shown_text(text)
-
-
-def _integer(call, name, value):
-    """An integer argument of ``call``: a bool, a float or a value beyond the C++ int is a
-    UsageError naming the call and the argument (not pybind11's list of signatures)."""
-    if isinstance(value, bool):
-        raise UsageError(f"{call}: {name} must be an integer, got {value!r}")
-    try:
-        number = operator.index(value)
-    except TypeError:
-        raise UsageError(f"{call}: {name} must be an integer, got {_shown(repr(value))}") from None
-    if not -_INT_MAX - 1 <= number <= _INT_MAX:
-        shown = number if number.bit_length() <= 256 else f"<an integer of {number.bit_length()} bits>"
-        raise UsageError(f"{call}: {name}={shown} is out of range: expected an integer in 0..{_INT_MAX}")
-    return number
 
 
 def _identifier(communicator_id):

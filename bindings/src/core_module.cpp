@@ -1,17 +1,9 @@
-// popdist._core: the one core under Python. It holds the current topology (current_topology.hpp),
-// the registry's calls with their one-instance behaviour without MPI (entry_points.hpp,
-// single_instance.hpp) and the mechanics of the process's life (lifecycle.hpp; _lifecycle.py owns
-// it), plus the pure core's calls (detect, device ids, replica grouping). The Python package
-// converts arguments around it (its state: docs/guide/development.md, "One core under Python").
-//
-// Why two extension modules and not one: `import popdist` and every getter must not load libmpi
-// (Open MPI's start-up libraries; DESIGN.md 9), and an extension module linked against libmpi
-// loads it when imported. So the MPI runtime and registry are popdist._mpi, which this module
-// imports on the first call that needs MPI and then reaches only through a table of C function
-// pointers (mpi_backend.hpp): Python code never calls _mpi. Each module links its own static copy
-// of the pure core (popdist_core: detection, the argument rules), which holds no state of its own
-// that the two copies could disagree on; the process's state is here (topology, lifecycle) and in
-// _mpi's runtime (MPI), each in one place.
+// popdist._core: the package's core module. It adds the registry's calls with their one-instance
+// behaviour without MPI (entry_points.hpp) and the mechanics of the process's life (lifecycle.hpp;
+// popdist/_lifecycle.py owns it) to the pure core's calls (detection, device ids, replica
+// grouping), which it reaches, as popdist._mpi does, in the one shared core
+// (libpopdist_python_core.so; bindings/CMakeLists.txt says why). No MPI: _mpi is imported on the
+// first call that needs it (mpi_backend.hpp).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -96,22 +88,49 @@ const char* field_kind_name(popdist::FieldKind kind) {
   return "unknown";
 }
 
-}  // namespace
-
-PYBIND11_MODULE(_core, m) {
-  m.doc() = "popdist's no-MPI layer: topology detection, device ids and replica grouping.";
-  popdist::python::register_exception_translator();
-
-  m.attr("__version__") = popdist::version();
-  popdist::python::add_entry_points(m);  // synchronize, execute_on_instances, register_communicator
-  popdist::python::add_lifecycle(m);     // start_backend, finalize, is_initialized, backend
+// The current topology, the field table and detection from a given environment.
+void add_topology_calls(py::module_& m) {
   m.def("topology", &popdist::python::current_topology,
         "This process's current topology (a popdist.Topology): detected from the environment, refined by init().");
   m.def("replace_topology", &popdist::python::replace_topology, py::arg("topology"),
         "For tests: makes `topology` (a popdist.Topology, or None to detect again) current; returns the previous one.");
+  // The core's field table (popdist/topology_fields.hpp): the names, in order, that to_dict()
+  // and the CLI's JSON share; and its rows as (name, kind, PopDist's getter or "", its docstring
+  // or ""), from which the Python package defines PopDist's getters, as context.hpp does in C++.
+  py::tuple field_names(popdist::topology_fields.size());
+  py::tuple field_rows(popdist::topology_fields.size());
+  for (std::size_t i = 0; i < popdist::topology_fields.size(); ++i) {
+    const auto& row = popdist::topology_fields[i];
+    field_names[i] = py::str(row.name.data(), row.name.size());
+    field_rows[i] = py::make_tuple(std::string(row.name), field_kind_name(row.kind), std::string(row.popdist_getter),
+                                   std::string(row.popdist_getter_doc));
+  }
+  m.attr("TOPOLOGY_FIELDS") = field_names;
+  m.attr("TOPOLOGY_FIELD_ROWS") = field_rows;
+  m.def(
+      "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
+      "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");
+  m.def(
+      "detect",
+      [](const std::map<std::string, std::string>& env) {
+        return topology_to_dict(popdist::detect(popdist::lookup_in(popdist::EnvMap(env.begin(), env.end()))));
+      },
+      py::arg("env"), "Detects the topology a process with exactly the variables `env` would see.");
+  m.def(
+      "read_env_file",
+      [](const std::string& path) {
+        auto vars = popdist::read_env_file(path);
+        return std::map<std::string, std::string>(vars.begin(), vars.end());
+      },
+      py::arg("path"), "Reads a saved NAME=VALUE environment file.");
+  m.def(
+      "describe", [](const py::object& topology) { return popdist::describe(topology_from_object(topology)); },
+      py::arg("topology"), "A multi-line human-readable description of a topology.");
+}
 
-  // The argument rules of popdist/arguments.hpp, for the Python layer's own checks (popdist.torch's
-  // timeouts) and the tests: the same conversion and checks as the registry's calls.
+// The argument rules of popdist/arguments.hpp, for the Python layer's own checks (popdist.torch's
+// timeouts) and the tests: the same conversion and checks as the registry's calls.
+void add_argument_rules(py::module_& m) {
   m.def(
       "checked_instances",
       [](const py::handle& values, int num_instances, const std::string& caller, const std::string& argument,
@@ -135,41 +154,10 @@ PYBIND11_MODULE(_core, m) {
         return popdist::python::timeout_seconds(timeout, caller.c_str());
       },
       py::arg("timeout"), py::arg("caller"));
-  // The core's field table (popdist/topology_fields.hpp): the names, in order, that to_dict()
-  // and the CLI's JSON share.
-  py::tuple field_names(popdist::topology_fields.size());
-  for (std::size_t i = 0; i < popdist::topology_fields.size(); ++i) {
-    const auto name = popdist::topology_fields[i].name;
-    field_names[i] = py::str(name.data(), name.size());
-  }
-  m.attr("TOPOLOGY_FIELDS") = field_names;
-  // The table's rows as (name, kind, PopDist's getter or "", its docstring or ""): the Python
-  // package defines PopDist's getters from them, as context.hpp does in C++.
-  py::tuple field_rows(popdist::topology_fields.size());
-  for (std::size_t i = 0; i < popdist::topology_fields.size(); ++i) {
-    const auto& row = popdist::topology_fields[i];
-    field_rows[i] = py::make_tuple(std::string(row.name), field_kind_name(row.kind), std::string(row.popdist_getter),
-                                   std::string(row.popdist_getter_doc));
-  }
-  m.attr("TOPOLOGY_FIELD_ROWS") = field_rows;
-  m.def(
-      "process_topology", [] { return topology_to_dict(popdist::detect(popdist::process_environment())); },
-      "Detects this process's topology from the live environment (no MPI); returns its fields as a dict.");
-  m.def(
-      "detect",
-      [](const std::map<std::string, std::string>& env) {
-        return topology_to_dict(popdist::detect(popdist::lookup_in(popdist::EnvMap(env.begin(), env.end()))));
-      },
-      py::arg("env"), "Detects the topology a process with exactly the variables `env` would see.");
-  m.def(
-      "read_env_file", [](const std::string& path) {
-        auto vars = popdist::read_env_file(path);
-        return std::map<std::string, std::string>(vars.begin(), vars.end());
-      },
-      py::arg("path"), "Reads a saved NAME=VALUE environment file.");
-  m.def(
-      "describe", [](const py::object& topology) { return popdist::describe(topology_from_object(topology)); },
-      py::arg("topology"), "A multi-line human-readable description of a topology.");
+}
+
+// PopDist's device calls over a given topology.
+void add_device_calls(py::module_& m) {
   m.def(
       "device_id",
       [](const py::object& topology, const py::handle& ipus_per_replica) {
@@ -188,72 +176,99 @@ PYBIND11_MODULE(_core, m) {
       "local_device_ordinals",
       [](const py::object& topology) { return popdist::local_device_ordinals(topology_from_object(topology)); },
       py::arg("topology"));
+}
 
-  py::class_<popdist::ReplicaGrouping>(m, "ReplicaGrouping",
-                                       "Replicas 0..replication_factor-1 split into groups of group_size members "
-                                       "stride apart (PopXL's rules).")
-      // PopXL's defaults: group_size left out is replication_factor // stride.
-      .def(py::init([](const py::handle& replication_factor, const py::handle& group_size, const py::handle& stride) {
-             const char* call = "ReplicaGrouping";
-             std::optional<int> size;
-             if (!group_size.is_none()) size = count(group_size, call, "group_size");
-             return popdist::ReplicaGrouping::with_stride(count(replication_factor, call, "replication_factor"),
-                                                          count(stride, call, "stride"), size);
-           }),
-           py::arg("replication_factor"),
-           py::arg("group_size") = py::none(), py::arg("stride") = 1)
-      .def_property_readonly("replication_factor", &popdist::ReplicaGrouping::replication_factor)
-      .def_property_readonly("group_size", &popdist::ReplicaGrouping::group_size)
-      .def_property_readonly("stride", &popdist::ReplicaGrouping::stride)
-      .def_property_readonly("num_groups", &popdist::ReplicaGrouping::num_groups)
+// PopXL's defaults: group_size left out is replication_factor // stride.
+popdist::ReplicaGrouping new_grouping(const py::handle& replication_factor, const py::handle& group_size,
+                                      const py::handle& stride) {
+  const char* call = "ReplicaGrouping";
+  std::optional<int> size;
+  if (!group_size.is_none()) size = count(group_size, call, "group_size");
+  return popdist::ReplicaGrouping::with_stride(count(replication_factor, call, "replication_factor"),
+                                               count(stride, call, "stride"), size);
+}
+
+// The ReplicaGrouping methods that hand out lists, each refused beyond kMaxListedReplicas.
+void add_grouping_lists(py::class_<popdist::ReplicaGrouping>& grouping) {
+  using popdist::ReplicaGrouping;
+  grouping
       .def_property_readonly(
           "assignment",
-          [](const popdist::ReplicaGrouping& g) {
+          [](const ReplicaGrouping& g) {
             check_list_size(g.replication_factor(), "ReplicaGrouping.assignment");
             return g.assignment();
           },
           "Every replica's group, replica by replica (PopXL's ReplicaGrouping.assignment).")
       .def(
-          "group_of",
-          [](const popdist::ReplicaGrouping& g, const py::handle& replica) {
-            return g.group_of(count(replica, "ReplicaGrouping.group_of", "replica"));
-          },
-          py::arg("replica"))
-      .def(
           "members",
-          [](const popdist::ReplicaGrouping& g, const py::handle& group) {
+          [](const ReplicaGrouping& g, const py::handle& group) {
             const int index = count(group, "ReplicaGrouping.members", "group");
             check_list_size(g.group_size(), "ReplicaGrouping.members");
             return g.members(index);
           },
           py::arg("group"))
       .def("groups",
-           [](const popdist::ReplicaGrouping& g) {
+           [](const ReplicaGrouping& g) {
              check_list_size(g.replication_factor(), "ReplicaGrouping.groups");
              return g.groups();
            })
-      .def("transpose", &popdist::ReplicaGrouping::transpose)
       .def(
           "retrieved_replicas",
-          [](const popdist::ReplicaGrouping& g, const std::string& mode) {
+          [](const ReplicaGrouping& g, const std::string& mode) {
             const auto parsed = parse_retrieval_mode(mode);
             check_list_size(parsed == popdist::RetrievalMode::AllReplicas ? g.replication_factor() : g.num_groups(),
                             "ReplicaGrouping.retrieved_replicas");
             return g.retrieved_replicas(parsed);
           },
-          py::arg("mode") = "one_per_group")
+          py::arg("mode") = "one_per_group");
+}
+
+// PopXL's ReplicaGrouping: its properties, the calls that return one value, and Python's protocols.
+void add_replica_grouping(py::module_& m) {
+  using popdist::ReplicaGrouping;
+  py::class_<ReplicaGrouping> grouping(m, "ReplicaGrouping",
+                                       "Replicas 0..replication_factor-1 split into groups of group_size members "
+                                       "stride apart (PopXL's rules).");
+  grouping.def(py::init(&new_grouping), py::arg("replication_factor"), py::arg("group_size") = py::none(),
+               py::arg("stride") = 1)
+      .def_property_readonly("replication_factor", &ReplicaGrouping::replication_factor)
+      .def_property_readonly("group_size", &ReplicaGrouping::group_size)
+      .def_property_readonly("stride", &ReplicaGrouping::stride)
+      .def_property_readonly("num_groups", &ReplicaGrouping::num_groups)
+      .def(
+          "group_of",
+          [](const ReplicaGrouping& g, const py::handle& replica) {
+            return g.group_of(count(replica, "ReplicaGrouping.group_of", "replica"));
+          },
+          py::arg("replica"))
+      .def("transpose", &ReplicaGrouping::transpose)
       .def("instances_hosting", &instances_hosting, py::arg("group"), py::arg("topology") = py::none())
       .def("__eq__",
-           [](const popdist::ReplicaGrouping& a, const py::object& b) -> py::object {
-             if (!py::isinstance<popdist::ReplicaGrouping>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-             return py::bool_(a == b.cast<const popdist::ReplicaGrouping&>());
+           [](const ReplicaGrouping& a, const py::object& b) -> py::object {
+             if (!py::isinstance<ReplicaGrouping>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a == b.cast<const ReplicaGrouping&>());
            })
       .def("__hash__",
-           [](const popdist::ReplicaGrouping& g) {
+           [](const ReplicaGrouping& g) {
              return py::hash(py::make_tuple(g.replication_factor(), g.group_size(), g.stride()));
            })
-      .def("__repr__", [](const popdist::ReplicaGrouping& g) {
+      .def("__repr__", [](const ReplicaGrouping& g) {
         return "ReplicaGrouping(replication_factor=" + std::to_string(g.replication_factor()) +
                ", group_size=" + std::to_string(g.group_size()) + ", stride=" + std::to_string(g.stride()) + ")";
       });
+  add_grouping_lists(grouping);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "popdist's no-MPI layer: topology detection, device ids and replica grouping.";
+  popdist::python::register_exception_translator();
+  m.attr("__version__") = popdist::version();
+  popdist::python::add_entry_points(m);  // synchronize, execute_on_instances, register_communicator
+  popdist::python::add_lifecycle(m);     // start_backend, finalize, is_initialized, backend
+  add_topology_calls(m);
+  add_argument_rules(m);
+  add_device_calls(m);
+  add_replica_grouping(m);
 }

@@ -39,9 +39,12 @@ PyObject* raise_current_exception() {
 }
 
 void register_exception_translator() {
-  // Local to the registering module: each module has its own static copy of the core, and its own
-  // translator catches exactly the exceptions its own functions throw.
-  py::register_local_exception_translator([](std::exception_ptr pending) {
+  // Once per process, for every module: the error types live once, in the shared core, whichever
+  // module throws them. pybind11's global translators are tried after each module's local ones.
+  static bool registered = false;
+  if (registered) return;
+  registered = true;
+  py::register_exception_translator([](std::exception_ptr pending) {
     try {
       if (pending) std::rethrow_exception(pending);
     } catch (const popdist::TimeoutError& e) {

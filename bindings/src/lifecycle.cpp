@@ -10,14 +10,13 @@ namespace {
 
 py::module_ backend_as_module() { return py::reinterpret_borrow<py::module_>(backend_module()); }
 
-// Imports popdist._mpi (libmpi is loaded there, never by `import popdist`), starts the runtime and
-// adopts its refined topology (current_topology.hpp). True when this call started MPI: then
+// Imports popdist._mpi (libmpi is loaded there, never by `import popdist`) and starts the runtime,
+// whose init() refines the one current topology in place (current_topology.hpp). True when this
+// call started MPI: then
 // popdist owns the job's exit policy (popdist._lifecycle installs the excepthook).
 bool start_backend() {
   py::module_ module = backend_as_module();
-  const bool started_mpi = module.attr("init")().cast<bool>();
-  adopt_topology(module.attr("topology")());
-  return started_mpi;
+  return module.attr("init")().cast<bool>();
 }
 
 void finalize() {

@@ -3,8 +3,8 @@
 // (the MPI runtime and registry): _mpi publishes this table of plain C function pointers in a
 // capsule when it is imported, and _core finds it there (both modules are built from this
 // header, so they agree on its layout). Nothing is rebound: the table is constant for the life of
-// the process. Every entry reports failure as a Python exception (nullptr), translated by _mpi's
-// own translator, so no C++ exception crosses from one module's copy of the library to the other's.
+// the process. Every entry reports failure as a Python exception (nullptr): no C++ exception
+// crosses the table.
 
 #include <Python.h>
 

@@ -1,5 +1,5 @@
-// popdist._mpi: the MPI runtime and the communicator registry, a backend of popdist._core (the one
-// core under Python, core_module.cpp says why there are two modules). _core imports it on the
+// popdist._mpi: the MPI runtime and the communicator registry, a backend of popdist._core over the
+// same shared core (bindings/CMakeLists.txt says why there are two modules). _core imports it on the
 // first call that needs MPI (init, synchronize, registerCommunicator, execute_on_instances, comm,
 // finalize), so that `import popdist` and the getters never load libmpi, and reaches its hot paths
 // through the table of mpi_backend.hpp.
@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "collectives.hpp"
+#include "current_topology.hpp"
 #include "errors.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
@@ -271,14 +272,8 @@ PyMethodDef hot_functions[] = {
      METH_FASTCALL | METH_KEYWORDS, popdist::python::kSynchronizeDoc},
     {nullptr, nullptr, 0, nullptr}};
 
-}  // namespace
-
-PYBIND11_MODULE(_mpi, m) {
-  m.doc() = "popdist's MPI layer: init/finalize, communicators, synchronize, execute_on_instances.";
-  popdist::python::register_exception_translator();
-  popdist::python::register_collectives(m);  // broadcast_bytes, allgather_bytes (collectives.cpp)
-  popdist::set_interrupt_check(check_python_signals);
-
+// MPI's start and stop, and the runtime's topology.
+void add_runtime_calls(py::module_& m) {
   m.def(
       "init",
       [] {
@@ -290,6 +285,8 @@ PYBIND11_MODULE(_mpi, m) {
           py::gil_scoped_release release;
           popdist::init();
         }
+        // The shared core's current topology becomes the runtime's refined one.
+        popdist::python::adopt_topology(popdist::python::topology_to_dict(popdist::topology()));
         return was_initialized == 0;
       },
       "Initializes the MPI backend (idempotent). Returns True when this call initialized MPI.");
@@ -301,6 +298,21 @@ PYBIND11_MODULE(_mpi, m) {
   m.def(
       "topology", [] { return popdist::python::topology_to_dict(popdist::topology()); },
       "This process's topology, refined by MPI after init().");
+}
+
+// The hot paths as plain CPython functions, and the table through which popdist._core reaches them.
+void add_hot_paths(py::module_& m) {
+  if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
+  // How popdist._core finds the hot paths above (mpi_backend.hpp).
+  PyObject* backend = PyCapsule_New(const_cast<popdist::python::MpiBackend*>(&mpi_backend),
+                                    popdist::python::kMpiBackendCapsule, nullptr);
+  if (backend == nullptr) throw py::error_already_set();
+  m.add_object(popdist::python::kMpiBackendAttribute, py::reinterpret_steal<py::object>(backend));
+}
+
+// The registry's calls off the hot path (through pybind11's dispatcher): registration, the scope,
+// the grouping's communicators and mpi4py communicators.
+void add_registry_calls(py::module_& m) {
   m.def(
       "register_communicator",
       [](const py::handle& participants, const std::string& communicator_id, const py::handle& timeout) {
@@ -313,13 +325,6 @@ PYBIND11_MODULE(_mpi, m) {
         popdist::register_communicator(members, communicator_id, seconds);
       },
       py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none());
-  // The hot paths as plain CPython functions: synchronize and execute_on_instances.
-  if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
-  // How popdist._core finds the hot paths above (mpi_backend.hpp).
-  PyObject* backend = PyCapsule_New(const_cast<popdist::python::MpiBackend*>(&mpi_backend),
-                                    popdist::python::kMpiBackendCapsule, nullptr);
-  if (backend == nullptr) throw py::error_already_set();
-  m.add_object(popdist::python::kMpiBackendAttribute, py::reinterpret_steal<py::object>(backend));
   m.def("current_scope", &popdist::current_scope);
   m.def(
       "register_grouping_communicators",
@@ -342,4 +347,16 @@ PYBIND11_MODULE(_mpi, m) {
         return to_mpi4py(comm);
       },
       py::arg("communicator_id") = "", py::arg("participants") = py::tuple());
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_mpi, m) {
+  m.doc() = "popdist's MPI layer: init/finalize, communicators, synchronize, execute_on_instances.";
+  popdist::python::register_exception_translator();
+  popdist::python::register_collectives(m);  // broadcast_bytes, allgather_bytes (collectives.cpp)
+  popdist::set_interrupt_check(check_python_signals);
+  add_runtime_calls(m);
+  add_registry_calls(m);
+  add_hot_paths(m);
 }

@@ -107,11 +107,18 @@ std::vector<int> checked_instance_list(py::handle values, int num_instances, con
 }
 
 int integer_argument(py::handle value, const char* caller, const char* argument, int low, int high) {
+  py::object index;
   const auto parsed =
       index_value(value, [&] { return std::string(argument) + " must be an integer, got " + repr_of(value); }, caller,
-                  nullptr);
+                  &index);
+  if (parsed && *parsed < low && low != std::numeric_limits<int>::min()) {
+    fail(caller, std::string(argument) + " must be >= " + std::to_string(low) + ", got " + std::to_string(*parsed));
+  }
   if (!parsed || *parsed < low || *parsed > high) {
-    fail(caller, std::string(argument) + "=" + repr_of(value) + " is out of range: expected an integer in " +
+    const auto bits = index.attr("bit_length")().cast<long long>();
+    const std::string shown =
+        bits <= 256 ? std::string(py::str(index)) : "<an integer of " + std::to_string(bits) + " bits>";
+    fail(caller, std::string(argument) + "=" + shown + " is out of range: expected an integer in " +
                      std::to_string(low) + ".." + std::to_string(high));
   }
   return static_cast<int>(*parsed);

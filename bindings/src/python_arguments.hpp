@@ -4,6 +4,8 @@
 
 #include <pybind11/pybind11.h>
 
+#include "shared_core.hpp"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -22,25 +24,28 @@ struct InstanceList {
 /// instance_read_limit), so range(10**18) or itertools.repeat(0) costs no more than a short
 /// list. A str/bytes, a non-iterable, a bool or a non-integer item throws UsageError
 /// "<caller>: <argument> must ...", naming the value (shortened).
-[[nodiscard]] InstanceList instance_list(pybind11::handle values, const char* caller, const char* argument,
-                                         std::size_t limit);
+[[nodiscard]] POPDIST_PYTHON_API InstanceList instance_list(pybind11::handle values, const char* caller,
+                                                            const char* argument, std::size_t limit);
 
 /// instance_list, then the core's checked_instances over `num_instances`: the sorted members.
-[[nodiscard]] std::vector<int> checked_instance_list(pybind11::handle values, int num_instances, const char* caller,
-                                                     const char* argument, bool allow_empty);
+[[nodiscard]] POPDIST_PYTHON_API std::vector<int> checked_instance_list(pybind11::handle values, int num_instances,
+                                                                       const char* caller, const char* argument,
+                                                                       bool allow_empty);
 
 /// repr(value) for an error message, shortened as the core's shown_text does.
-[[nodiscard]] std::string shown_repr(pybind11::handle value);
+[[nodiscard]] POPDIST_PYTHON_API std::string shown_repr(pybind11::handle value);
 
 /// An integer argument of a PopDist call (a count, an index): an int or anything with
 /// __index__ (numpy integers), in [low, high]. A bool, a float, a str or a value out of range
-/// throws UsageError "<caller>: <argument>=<value> ...": never pybind11's signature dump.
-[[nodiscard]] int integer_argument(pybind11::handle value, const char* caller, const char* argument, int low,
-                                   int high);
+/// throws UsageError "<caller>: <argument>=<value> ..." ("<argument> must be >= <low>" below a
+/// bound other than INT_MIN): never pybind11's signature dump. The one integer rule of the
+/// Python API: the Python files pass integers on unconverted.
+[[nodiscard]] POPDIST_PYTHON_API int integer_argument(pybind11::handle value, const char* caller,
+                                                      const char* argument, int low, int high);
 
 /// A timeout argument: None -> std::nullopt; an int or float -> the core's checked_timeout under
 /// `caller`. Anything else (a bool, a str) throws UsageError naming it.
-[[nodiscard]] std::optional<double> timeout_seconds(pybind11::handle timeout, const char* caller);
+[[nodiscard]] POPDIST_PYTHON_API std::optional<double> timeout_seconds(pybind11::handle timeout, const char* caller);
 
 /// Matches the positional and keyword arguments of a METH_FASTCALL | METH_KEYWORDS call to
 /// synchronize's three parameters (communicator_id, participants, timeout; nullptr: not given),
