@@ -54,6 +54,12 @@ def _run(job_dir, attempt, instance):
 
 def main():
     job_dir = sys.argv[1]
+    if not os.path.isdir(job_dir):  # an instance on a host that does not share the caller's directory
+        sys.stderr.write(
+            f"popdist.launch: the job's directory {job_dir} is not on this host ({socket.gethostname()}): "
+            "pass shared_dir= a directory that every host of the job sees\n"
+        )
+        return 1
     attempt = int(os.environ.get("POPDIST_RESTART_COUNT", "0"))
     return _run(job_dir, attempt, _api.getInstanceIndex())
 

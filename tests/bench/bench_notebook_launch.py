@@ -39,7 +39,8 @@ def tiny_training(steps, stamp_dir):
     torch.set_num_threads(1)
     dist.init_process_group("gloo")
     torch.manual_seed(0)
-    model = DistributedDataParallel(torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1)))
+    layers = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+    model = DistributedDataParallel(layers)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
     for _ in range(steps):
         optimizer.zero_grad()

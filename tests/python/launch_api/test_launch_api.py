@@ -2,6 +2,8 @@
 sees, one LaunchError for a failed job, unpicklable functions, --max-restarts, the options."""
 
 import re
+import subprocess
+import sys
 
 import launch_functions as functions
 import pytest
@@ -85,3 +87,12 @@ def test_options_map_to_popdist_runs_long_options():
 def test_a_refused_option_is_a_usage_error_with_popdist_runs_words():
     with pytest.raises(UsageError, match="grace-period"):
         popdist.launch(functions.whoami, "x", num_instances=1, grace_period=-1)
+
+
+def test_an_instance_that_cannot_see_the_directory_says_so(tmp_path):
+    # As on a host that does not share the caller's $TMPDIR: the message names the way out.
+    missing = tmp_path / "not-here"
+    result = subprocess.run([sys.executable, "-m", "popdist._launch_instance", str(missing)], capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1
+    assert f"the job's directory {missing} is not on this host" in result.stderr and "shared_dir=" in result.stderr
