@@ -11,6 +11,7 @@ from . import _api, _core, popdist_core
 from ._api import *  # noqa: F403 - popdist's API is _api.__all__ (a new call is added there only)
 from ._topology import TOPOLOGY_KEYS, Topology
 from .errors import (
+    LaunchError,
     MPIError,
     PopDistEnvironmentError,
     PopDistError,
@@ -28,6 +29,7 @@ ReplicaGrouping.__module__ = "popdist"
 __version__ = _core.__version__
 
 __all__ = [
+    "LaunchError",
     "MPIError",
     "PopDistEnvironmentError",
     "PopDistError",

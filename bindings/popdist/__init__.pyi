@@ -3,6 +3,7 @@ from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, TypeV
 from ._core import ReplicaGrouping as ReplicaGrouping
 from ._topology import TOPOLOGY_KEYS as TOPOLOGY_KEYS
 from ._topology import Topology as Topology
+from .errors import LaunchError as LaunchError
 from .errors import MPIError as MPIError
 from .errors import PopDistEnvironmentError as PopDistEnvironmentError
 from .errors import PopDistError as PopDistError
@@ -14,6 +15,9 @@ from .errors import UsageError as UsageError
 __version__: str
 _R = TypeVar("_R")
 
+def launch(
+    fn: Callable[..., _R], *args: Any, num_instances: int = ..., shared_dir: Optional[str] = ..., **options: Any
+) -> List[_R]: ...
 def topology() -> Topology: ...
 def detect(env: Mapping[str, str]) -> Topology: ...
 def getInstanceIndex() -> int: ...

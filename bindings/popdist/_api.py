@@ -23,6 +23,7 @@ __all__ = [
     "getLocalDeviceOrdinals",
     "init",
     "isBackendInitialized",
+    "launch",
     "registerCommunicator",
     "registerGroupingCommunicators",
     "replica_grouping",
@@ -76,6 +77,51 @@ _GETTERS = {
 }
 globals().update(_GETTERS)
 __all__ += sorted(_GETTERS)
+
+
+def launch(fn, *args, num_instances=1, shared_dir=None, **options):
+    """Runs ``fn(*args)`` on ``num_instances`` instances started by ``popdist run``, and returns
+    the list of their return values in instance order.
+
+    The job is exactly a ``popdist run`` job: the same topology and variables in every instance
+    (``popdist.getInstanceIndex()``, ``RANK``, ``MASTER_ADDR``, ...), the same failure report,
+    restarts and logs, and inside a Slurm allocation its nodes are the hosts. The instances'
+    output reaches ``sys.stdout`` and ``sys.stderr`` of the caller live, each line tagged with
+    its instance as under ``popdist run`` (in a Jupyter notebook: in the cell's output).
+
+    ``fn`` and ``args`` travel by pickling, and so do the return values. When cloudpickle is
+    installed it is used by itself, so lambdas, closures and a notebook's functions work;
+    without it ``fn`` must be importable by name in the instances (a module-level function of
+    a module, or of the script that calls ``popdist.launch``).
+
+    Keyword arguments are ``popdist run``'s long options with dashes as underscores:
+    ``hosts`` (``--host``: a string or a list), ``hostfile``, ``num_replicas``,
+    ``ipus_per_replica``, ``max_restarts``, ``log_dir``, ``tee``, ``stall_timeout``,
+    ``stall_keep_running``, ``grace_period``, ``master_addr``, ``master_port``,
+    ``only_output_from_instance``, ``mpi_global_args``, ``mpi_local_args`` (strings or lists),
+    ``print_topology`` and ``numa_aware``. ``shared_dir`` is where the job's private
+    directory is made (default: ``$TMPDIR``); with instances on several hosts it must be a
+    directory every host sees.
+
+    Raises :class:`popdist.errors.LaunchError` when any instance fails (its message is popdist
+    run's failure report with each failed instance's traceback; ``failures`` lists them, first
+    failure first), :class:`popdist.UsageError` when ``fn`` or ``args`` cannot be pickled or an
+    option is refused, and ``TypeError`` for an unknown keyword argument. Ctrl-C
+    (``KeyboardInterrupt``) ends the job, waits for it (at most ``grace_period`` + 10 s, then
+    kills what is left) and is raised again.
+
+    Example::
+
+        import popdist
+
+        def train(lr):
+            return popdist.getInstanceIndex(), lr
+
+        popdist.launch(train, 0.1, num_instances=2)   # [(0, 0.1), (1, 0.1)]
+    """
+    from ._launch import launch as run  # loaded on first use: `import popdist` stays cheap
+
+    return run(fn, *args, num_instances=num_instances, shared_dir=shared_dir, **options)
 
 
 def checkNumIpusPerReplica(numIpusPerReplica):

@@ -18,6 +18,8 @@ Python class                C++ class                         raised when
                                                               builtin ``TimeoutError``)
 ``RemoteExecutionError``    ``popdist::RemoteExecutionError`` execute_on_instances' function failed
                                                               on another member
+``LaunchError``             (Python only)                     a job started by popdist.launch()
+                                                              failed
 =========================== ================================= ====================================
 
 ``PopDistEnvironmentError`` is not called ``EnvironmentError`` because that name is a builtin
@@ -35,6 +37,8 @@ __all__ = [
     "MPIError",
     "TimeoutError",
     "RemoteExecutionError",
+    "LaunchError",
+    "InstanceFailure",
 ]
 
 
@@ -98,3 +102,47 @@ class RemoteExecutionError(PopDistError):
         self.instance = instance
         self.exception_type = exception_type
         self.exception_message = exception_message
+
+
+class LaunchError(PopDistError):
+    """A job started by popdist.launch() failed (or could not start).
+
+    ``str()`` is popdist run's failure report, with each failed instance's remote traceback.
+    Attributes: ``status`` (the job's exit status as a shell reports it), ``attempt`` and
+    ``attempts`` (the last attempt, from 0, of 1 + max_restarts), and ``failures``: one
+    :class:`InstanceFailure` per failed instance, first failure first.
+    """
+
+    def __init__(self, message, status=1, failures=(), attempt=0, attempts=1):
+        super().__init__(message)
+        self.status = status
+        self.failures = list(failures)
+        self.attempt = attempt
+        self.attempts = attempts
+
+
+class InstanceFailure:
+    """How one instance of a popdist.launch job failed, as LaunchError.failures lists it.
+
+    Attributes: ``instance``, ``host``, ``status`` (as a shell reports it: 128 + a signal),
+    ``status_text`` (``"exit code 1"``, ``"SIGKILL (signal 9: ...)"``), ``stopped_by_teardown``
+    (the job's teardown ended it after the first failure), ``exception_type`` and ``message``
+    (empty when the function did not raise, e.g. a crash), ``traceback`` (the remote traceback as
+    text, else the instance's last error lines) and ``exception`` (the exception object itself
+    when it could be unpickled here, else None).
+    """
+
+    def __init__(self, instance, host="", status=1, status_text="", stopped_by_teardown=False,
+                 exception_type="", message="", traceback="", exception=None):
+        self.instance = instance
+        self.host = host
+        self.status = status
+        self.status_text = status_text
+        self.stopped_by_teardown = stopped_by_teardown
+        self.exception_type = exception_type
+        self.message = message
+        self.traceback = traceback
+        self.exception = exception
+
+    def __repr__(self):
+        return f"InstanceFailure(instance={self.instance}, host={self.host!r}, status_text={self.status_text!r})"

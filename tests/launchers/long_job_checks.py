@@ -3,6 +3,7 @@
 report, log files, SIGUSR1 for checkpoints, the stall timeout and a command that does not grow
 with the instance count. Usage: long_job_checks.py <check> <popdist> [testbed]."""
 
+import json
 import os
 import re
 import signal
@@ -177,6 +178,29 @@ def failure_report(popdist):
     check(result.returncode == 0 and result.stderr == "", f"nothing printed on success: {describe(result)}")
 
 
+def report_file(popdist):
+    """--report-file: the report as JSON after every attempt (what popdist.launch reads)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script, report = os.path.join(tmp, "failing.py"), os.path.join(tmp, "report.json")
+        with open(script, "w") as f:
+            f.write(FAILING)
+        result = run([popdist, "run", "--num-instances", "2", "--max-restarts", "1", "--report-file", report, "--",
+                      sys.executable, script], env=popdist_env(popdist), timeout=90)
+        check(result.returncode == 1, describe(result))
+        with open(report) as f:
+            data = json.load(f)
+        first = data["failures"][0]
+        check((data["status"], data["attempt"], data["attempts"], data["stopped"]) == (1, 1, 2, False), str(data))
+        check(first["instance"] == 1 and first["status_text"] == "exit code 1" and first["host"], str(data))
+        check("RuntimeError: instance one broke" in first["error_lines"], str(data))
+        check([f["stopped_by_teardown"] for f in data["failures"][1:]] == [True], str(data))
+        result = run([popdist, "run", "--num-instances", "2", "--report-file", report, "--", "true"],
+                     env=popdist_env(popdist, OMP_NUM_THREADS="1"))
+        with open(report) as f:
+            data = json.load(f)
+        check(result.returncode == 0 and data["status"] == 0 and data["failures"] == [], str(data))
+
+
 def logs(popdist):
     script = 'echo "out of $RANK"; echo "err of $RANK" >&2'
     with tempfile.TemporaryDirectory() as tmp:
@@ -302,7 +326,8 @@ def fixed_size(popdist):
     check(seen == list(range(64)), f"64 instances, each its own rank and offset: {seen}")
 
 
-CHECKS = {"cpu-defaults": cpu_defaults, "restarts": restarts, "failure-report": failure_report, "logs": logs,
+CHECKS = {"cpu-defaults": cpu_defaults, "restarts": restarts, "failure-report": failure_report,
+          "report-file": report_file, "logs": logs,
           "usr1": usr1, "slurm-usr1": slurm_usr1, "stall": stall, "fixed-size": fixed_size}
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@
 #      and tests/python/launch/ (jobs started with mpirun: examples, popdist-first, abort hook);
 #   2. popdist.torch and popdist.lightning: tests/python/torch (single processes, and torch jobs
 #      the tests start with mpirun, popdist run and torchrun themselves);
-#   3. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4.
+#   3. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4;
+#   4. popdist.launch: tests/python/launch_api (jobs started from Python, a notebook in a real kernel).
 #
-# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|mpi:N]
+# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|mpi:N|launch_api]
 #   (default)          test the installed package (`pip install .` done beforehand)
 #   --install          run `pip install .` first
 #   --build-tree DIR   test a CMake build tree configured with -DPOPDIST_BUILD_PYTHON=ON instead
@@ -66,7 +67,11 @@ pytest=("$python" -m pytest -c "$root/pyproject.toml" --rootdir "$root" -p no:ca
 
 single_suite() {
   echo "== popdist Python: single-process and mpirun-launched suites"
-  "${pytest[@]}" --ignore "$root/tests/python/torch" "$root/tests/python"
+  "${pytest[@]}" --ignore "$root/tests/python/torch" --ignore "$root/tests/python/launch_api" "$root/tests/python"
+}
+launch_api_suite() {
+  echo "== popdist Python: popdist.launch"
+  "${pytest[@]}" "$root/tests/python/launch_api"
 }
 torch_suite() {
   echo "== popdist Python: popdist.torch and popdist.lightning"
@@ -80,10 +85,11 @@ mpi_suite() {
     "${pytest[@]:0:1}" -m mpi4py "${pytest[@]:1}" --capture=sys "$root/tests/python/mpi"
 }
 case "$suite" in
-  all) single_suite; torch_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
+  all) single_suite; torch_suite; launch_api_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
        echo "== popdist Python: all suites passed" ;;
   single) single_suite ;;
   torch) torch_suite ;;
+  launch_api) launch_api_suite ;;
   mpi:[1-9]) mpi_suite "${suite#mpi:}" ;;
-  *) echo "run.sh: --suite '$suite' is not 'single', 'torch' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
+  *) echo "run.sh: --suite '$suite' is not 'single', 'torch', 'launch_api' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
 esac

@@ -63,11 +63,6 @@ std::string json_string_after(const std::string& json, const std::string& key, s
   return value;
 }
 
-bool stopped_by_teardown(const Failure& failure, const Failure& first) {
-  const int status = failure.end.status;
-  return (status == 128 + SIGTERM || status == 128 + SIGKILL) && failure.end.ended_ns >= first.end.ended_ns;
-}
-
 std::string indented(const std::string& lines) {
   std::string text;
   std::istringstream in(lines);
@@ -76,6 +71,11 @@ std::string indented(const std::string& lines) {
 }
 
 }  // namespace
+
+bool stopped_by_teardown(const Failure& failure, const Failure& first) {
+  const int status = failure.end.status;
+  return (status == 128 + SIGTERM || status == 128 + SIGKILL) && failure.end.ended_ns >= first.end.ended_ns;
+}
 
 std::string describe_status(int status) {
   if (status <= 128 || status > 128 + 64) return fmt::format("exit code {}", status);

@@ -22,6 +22,9 @@ struct Failure {
 /// "exit code 3", or "SIGKILL (signal 9: ...likely meaning...)" for 128 + a signal.
 [[nodiscard]] std::string describe_status(int status);
 
+/// True when `failure` (not the first) is the job's teardown ending the instance after `first`.
+[[nodiscard]] bool stopped_by_teardown(const Failure& failure, const Failure& first);
+
 /// The traceback (else the message) in the JSON that torch.distributed.elastic's @record writes;
 /// empty when the text holds neither.
 [[nodiscard]] std::string torch_error_text(const std::string& json);

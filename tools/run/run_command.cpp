@@ -51,6 +51,12 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->multi_option_policy(last);
   sub.add_flag("--stall-keep-running", options.stall_keep_running,
                "With --stall-timeout, print the report but keep the job running");
+  sub.add_option("--report-file", options.report_file,
+                 "Write how the job ended (status, and per failed instance its host, status and last error lines) "
+                 "to FILE as JSON, after every attempt")
+      ->check(not_empty())
+      ->type_name("FILE")
+      ->multi_option_policy(last);
   sub.add_option("--grace-period", options.grace_period,
                  "Seconds between the SIGTERM that ends an instance and the SIGKILL if it is still there (mpirun waits "
                  "this long at every teardown)")

@@ -27,6 +27,7 @@
 #include "notices.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
+#include "report_file.hpp"
 #include "shell_words.hpp"
 #include "stack_report.hpp"
 #include "topology_table.hpp"
@@ -288,11 +289,15 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
   }
   const long long start = now_ns();
   const int status = run_and_wait(mpirun_path, command.argv, watch);
+  const auto failures = status != 0 ? recorded_failures(job_dir.path()) : std::vector<Failure>{};
   if (status != 0 && status != kStallStatus && stop_signal_received() == 0) {
-    const auto report = failure_report(recorded_failures(job_dir.path()), start, attempt,
-                                       job.options.max_restarts + 1, status);
+    const auto report = failure_report(failures, start, attempt, job.options.max_restarts + 1, status);
     fmt::print(stderr, "{}{}", report, process_limit_hint());
     std::fflush(stderr);
+  }
+  if (!job.options.report_file.empty()) {
+    const AttemptOutcome outcome{status, attempt, job.options.max_restarts + 1, stop_signal_received() != 0, start};
+    write_report_file(job.options.report_file, outcome, failures);
   }
   return status;
 }

@@ -40,6 +40,7 @@ struct RunOptions {
   bool tee = false;                           ///< --tee: with --log-dir, show the output too
   std::optional<double> stall_timeout;        ///< --stall-timeout: seconds of silence before the stack report
   bool stall_keep_running = false;            ///< --stall-keep-running: report, do not end the job
+  std::string report_file;                    ///< --report-file: each attempt's outcome as JSON (report_file.hpp)
   int grace_period = 1;                       ///< --grace-period: seconds from SIGTERM to SIGKILL (Open MPI's 1)
 };
 
