@@ -305,6 +305,18 @@ void release_runtime_after_failure(RuntimeState& state, const std::exception_ptr
   free_comm(state.world);
 }
 
+// Meets the other instances in MPI_Barrier, then finalizes. MPI_Finalize waits for every
+// instance anyway (Open MPI: a PMIx fence), but an instance that aborts while another waits in
+// that fence can leave Open MPI 4.1's mpirun hung or crashed in its PMIx teardown (3 of 8 runs
+// of a bare MPI program here; ompi#6222, ompi#13650); one waiting in MPI_Barrier is simply
+// killed (0 of 28). So the wait moves from the fence to a barrier; it costs one barrier at exit.
+namespace {
+void finalize_mpi() {
+  check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+  check_mpi(MPI_Finalize(), "MPI_Finalize");
+}
+}  // namespace
+
 void stop_runtime(RuntimeState& state) {
   if (state.mpi_wedged) {
     // A timed-out exchange left collectives outstanding: freeing or finalizing could block
@@ -319,7 +331,7 @@ void stop_runtime(RuntimeState& state) {
   free_comm(state.world);
   if (state.owns_mpi) {
     state.owns_mpi = false;
-    if (mpi_is_usable()) check_mpi(MPI_Finalize(), "MPI_Finalize");
+    if (mpi_is_usable()) finalize_mpi();
   }
 }
 
