@@ -14,11 +14,11 @@ namespace popdist::python {
 namespace {
 
 // Builds popdist.errors.<class_name>(message, **fields) and sets it as the current Python error.
-// The message names the Python API (registerCommunicator, not register_communicator).
+// The message names the Python API already: the bindings pass their names in (python_call).
 void raise_python(const char* class_name, const char* message, const py::dict& fields = py::dict()) {
   try {
     py::object cls = py::module_::import("popdist.errors").attr(class_name);
-    py::object exception = cls(python_message(message), **fields);
+    py::object exception = cls(message, **fields);
     PyErr_SetObject(cls.ptr(), exception.ptr());
   } catch (py::error_already_set& failure) {
     failure.restore();  // the import or the constructor failed: report that instead

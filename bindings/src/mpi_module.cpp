@@ -154,6 +154,7 @@ popdist::InstanceSet as_set(const std::vector<int>& sorted_members) {
 
 using popdist::python::bind_synchronize_arguments;
 using popdist::python::communicator_id_of;
+using popdist::python::python_call;
 using popdist::python::raise_current_exception;
 
 // The empty arguments of the bare call, built once rather than per call.
@@ -176,7 +177,7 @@ void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, Py
     }
   }
   ReleasedGil released;  // a barrier blocks: other Python threads keep running meanwhile
-  popdist::synchronize(communicator_id, members, seconds);
+  popdist::detail::synchronize(communicator_id, members, seconds, python_call("synchronize"));
 }
 
 // synchronize(communicator_id='', participants=(), timeout=None): the one Python binding of
@@ -189,7 +190,7 @@ PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize
   try {
     if (count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0)) {
       ReleasedGil released;
-      popdist::synchronize(no_communicator_id, no_participants);
+      popdist::detail::synchronize(no_communicator_id, no_participants, std::nullopt, python_call("synchronize"));
     } else {
       synchronize_with_arguments(arguments, count, keywords);
     }
@@ -225,7 +226,7 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
       // state), the runtime tells the other members and rethrows it here unchanged, so the
       // failing member sees its own exception object.
       ReleasedGil released;
-      popdist::execute_on_instances(
+      popdist::detail::execute_on_instances(
           members,
           [&] {
             ReleasedGil::Reacquired gil(released);
@@ -233,7 +234,7 @@ PyObject* execute_on_instances(PyObject* /*module*/, PyObject* const* arguments,
             if (value == nullptr) throw py::error_already_set();
             result = py::reinterpret_steal<py::object>(value);
           },
-          describe_failure);
+          describe_failure, python_call("execute_on_instances"));
     }
     return result.release().ptr();
   } catch (...) {
@@ -322,7 +323,7 @@ void add_registry_calls(py::module_& m) {
           seconds = popdist::Seconds(*checked);
         }
         py::gil_scoped_release release;
-        popdist::register_communicator(members, communicator_id, seconds);
+        popdist::detail::register_communicator(members, communicator_id, seconds, python_call("registerCommunicator"));
       },
       py::arg("participants"), py::arg("communicator_id") = "", py::arg("timeout") = py::none());
   m.def("current_scope", &popdist::current_scope);
@@ -331,7 +332,7 @@ void add_registry_calls(py::module_& m) {
       [](int replication_factor, int group_size, int stride) {
         popdist::ReplicaGrouping grouping(replication_factor, group_size, stride);
         py::gil_scoped_release release;
-        return popdist::register_grouping_communicators(grouping);
+        return popdist::detail::register_grouping_communicators(grouping, python_call("registerGroupingCommunicators"));
       },
       py::arg("replication_factor"), py::arg("group_size"), py::arg("stride"));
   m.def(
@@ -341,7 +342,7 @@ void add_registry_calls(py::module_& m) {
         MPI_Comm comm = MPI_COMM_NULL;
         {
           py::gil_scoped_release release;  // the first use of a set creates its communicator (collective)
-          comm = popdist::native_communicator(communicator_id, participants);
+          comm = popdist::detail::native_communicator(communicator_id, participants, python_call("comm"));
         }
         if (comm == MPI_COMM_NULL) return py::none();
         return to_mpi4py(comm);

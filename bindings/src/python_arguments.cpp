@@ -3,7 +3,6 @@
 #include <climits>
 #include <limits>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "popdist/arguments.hpp"
@@ -137,23 +136,6 @@ std::optional<double> timeout_seconds(py::handle timeout, const char* caller) {
     seconds = negative ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   }
   return checked_timeout(seconds, caller);
-}
-
-std::string python_message(const std::string& message) {
-  // The C++ functions whose names differ from the Python API's (DESIGN.md 4), wherever the
-  // message names them (as its subject, or in advice such as "register it first with ...").
-  static const std::pair<std::string_view, std::string_view> renamed[] = {
-      {"register_grouping_communicators", "registerGroupingCommunicators"},
-      {"register_communicator", "registerCommunicator"},
-      {"native_communicator:", "comm:"},
-  };
-  std::string text = message;
-  for (const auto& [cpp, python] : renamed) {
-    for (auto at = text.find(cpp); at != std::string::npos; at = text.find(cpp, at + python.size())) {
-      text.replace(at, cpp.size(), python);
-    }
-  }
-  return text;
 }
 
 namespace {

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "popdist/caller.hpp"
 #include "shared_core.hpp"
 
 #include <cstddef>
@@ -56,8 +57,10 @@ struct InstanceList {
 /// The communicator id from Python: a str (or a subclass), else UsageError naming it.
 [[nodiscard]] std::string communicator_id_of(PyObject* value);
 
-/// An error message with popdist's C++ function names replaced by the Python API's:
-/// "register_communicator: x" -> "registerCommunicator: x".
-[[nodiscard]] std::string python_message(const std::string& message);
+/// A call of the Python API, for the core's errors: they name `name` and, in advice and in the
+/// handshake's errors, registerCommunicator (popdist/caller.hpp).
+[[nodiscard]] constexpr popdist::detail::Caller python_call(const char* name) noexcept {
+  return {name, "registerCommunicator"};
+}
 
 }  // namespace popdist::python

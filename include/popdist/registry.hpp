@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "popdist/caller.hpp"
 #include "popdist/grouping.hpp"
 
 namespace popdist {
@@ -109,3 +110,19 @@ auto execute_on_instances(const InstanceSet& instances, F&& func) {
 std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping);
 
 }  // namespace popdist
+
+namespace popdist::detail {
+
+/// The calls above, for another language's bindings: `caller` names the call and the
+/// registration call in that language's API, in every error they raise (caller.hpp).
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id,
+                           std::optional<Seconds> timeout, const Caller& caller);
+void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout,
+                 const Caller& caller);
+bool execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,
+                          const FailureDescriber& describe, const Caller& caller);
+[[nodiscard]] MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants,
+                                           const Caller& caller);
+std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping, const Caller& caller);
+
+}  // namespace popdist::detail

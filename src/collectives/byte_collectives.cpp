@@ -31,7 +31,7 @@ Scope scope_of(const char* function) {
   require_initialized(function);
   Scope scope;
   scope.entry = current_entry();
-  scope.comm = native_communicator();
+  scope.comm = native_communicator("", {}, function);
   if (scope.entry == nullptr || scope.comm == MPI_COMM_NULL) {
     throw UsageError(std::string(function) + ": this instance is not a member of the current scope");
   }

@@ -78,17 +78,17 @@ void Handshake::fail(const std::vector<int>& mine, const std::vector<int>& their
 }
 
 void Handshake::give_up(const std::vector<int>& members, const std::vector<int>& missing, double seconds, int me,
-                        const char* caller) {
+                        const Caller& caller) {
   // Named after the call the user made: execute_on_instances and synchronize create their set's
   // communicator on first use, and "did not register it" would puzzle their callers.
-  const bool registering = std::string_view(caller) == "register_communicator";
+  const bool registering = std::string_view(caller.name) == caller.registration;
   const auto what = missing.empty()
                         ? std::string("every member came, but not before a member's timeout ran out")
                         : fmt::format("instance{} {} did not {} within {} s", missing.size() == 1 ? "" : "s",
                                       fmt::join(missing, ", "),
                                       registering ? "register it" : "come to create the set's communicator", seconds);
   const auto text = fmt::format("{} over {}: {} (instance {} gave up waiting; the set cannot be created in this job)",
-                                caller, format_set(members), what, me);
+                                caller.name, format_set(members), what, me);
   poison(digest_of(members), text);
   throw TimeoutError(text, missing);
 }
@@ -206,7 +206,7 @@ class HandshakeRun {
 class Handshake::Session {
  public:
   Session(Handshake& owner, const std::vector<int>& members, const SetDigest& digest, const std::string& id, int me,
-          MPI_Comm control, const Deadline& deadline, const char* caller)
+          MPI_Comm control, const Deadline& deadline, const Caller& caller)
       : owner_(owner),
         members_(members),
         digest_(digest),
@@ -251,7 +251,7 @@ class Handshake::Session {
   const int me_;
   const MPI_Comm control_;
   const Deadline& deadline_;
-  const char* const caller_;
+  const Caller caller_;
   HandshakeRun run_;
   /// A member of this set that names another set by its digest is asked for that set's list
   /// once, to name it in the error (SetList, judged when it comes).
@@ -270,16 +270,17 @@ class Handshake::Session {
 
 std::string Handshake::Session::mismatch_text(int other, const HandshakeMessage& hello) const {
   if (hello.digest == digest_) {
-    return fmt::format("register_communicator: inconsistent registration: {} is registered under {} and under {} "
+    return fmt::format("{}: inconsistent registration: {} is registered under {} and under {} "
                        "(the first {} instance {}, the second came from instance {}); every member must use the "
                        "same id",
-                       format_set(members_), id_text(run_.known_id()), id_text(hello.id),
+                       caller_.registration, format_set(members_), id_text(run_.known_id()), id_text(hello.id),
                        run_.known_id() == id_ ? "is the one of" : "was passed on to", me_, other);
   }
-  return fmt::format("register_communicator: inconsistent registration: instance {} is creating {} ({}) while "
+  return fmt::format("{}: inconsistent registration: instance {} is creating {} ({}) while "
                      "instance {} is creating {} ({}); every member of a set must register it, and two instances "
                      "must register the sets they share in the same order",
-                     me_, format_set(members_), id_text(id_), other, format_set(hello.set), id_text(hello.id));
+                     caller_.registration, me_, format_set(members_), id_text(id_), other, format_set(hello.set),
+                     id_text(hello.id));
 }
 
 void Handshake::Session::ask_for_list(int source, const SetDigest& theirs) {
@@ -363,7 +364,7 @@ void Handshake::Session::take_roll(int source, const HandshakeMessage& message, 
     std::set<int> givers;
     RollCall::add_takers(givers, source, message.present, members_);
     givers.erase(me_);
-    owner_.fail_late(members_, {givers.begin(), givers.end()}, message.seconds, me_, caller_);
+    owner_.fail_late(members_, {givers.begin(), givers.end()}, message.seconds, me_, caller_.name);
   }
   if (!roll_) start_roll_call(deadline_.bounded() ? deadline_.seconds() : message.seconds);
   roll_->receive(position_of(members_, source), kind, message.roll_level, message.present, roll_elapsed());
@@ -457,7 +458,7 @@ bool Handshake::Session::take_one(bool arriving) {
   std::vector<char> buffer;
   if (!take_message(kHandshakeTag, control_, buffer, status)) return false;
   const auto source = status.MPI_SOURCE;
-  auto message = decode(buffer, source);
+  auto message = decode(buffer, source, caller_.registration);
   if (message.kind == HandshakeMessage::ListRequest) {
     answer(source, message);
     return true;
@@ -531,7 +532,7 @@ void Handshake::Session::look_before_creation() {
 }
 
 void Handshake::run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
-                    const Deadline& deadline, const char* caller) {
+                    const Deadline& deadline, const Caller& caller) {
   const auto digest = digest_of(members);
   if (const auto found = poisoned_.find(digest); found != poisoned_.end()) throw UsageError(found->second);
   if (members.size() < 2) return;

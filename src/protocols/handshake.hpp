@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mpi/deadline.hpp"
+#include "popdist/caller.hpp"
 #include "protocols/handshake_message.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -36,9 +37,9 @@ class Handshake {
   /// missing) and throw TimeoutError naming them; every missing member is sent at least one of its
   /// messages, so that a late member fails too instead of entering MPI_Comm_create_group alone.
   /// The set is then poisoned.
-  /// `caller` is the public call that creates the set, for messages.
+  /// `caller` names the public call that creates the set and the registration call, for messages.
   void run(const std::vector<int>& members, const std::string& id, int me, MPI_Comm control,
-           const Deadline& deadline = {}, const char* caller = "register_communicator");
+           const Deadline& deadline = {}, const Caller& caller = "register_communicator");
 
  private:
   struct Received {
@@ -57,7 +58,7 @@ class Handshake {
   void poison(const SetDigest& set, const std::string& text);
   /// After the roll call: TimeoutError naming `missing`, the members that did not take part.
   [[noreturn]] void give_up(const std::vector<int>& members, const std::vector<int>& missing, double seconds, int me,
-                            const char* caller);
+                            const Caller& caller);
   /// For a member that arrives after `givers` ran their roll call without it: TimeoutError.
   [[noreturn]] void fail_late(const std::vector<int>& members, const std::vector<int>& givers, double seconds,
                               int me, const char* caller);

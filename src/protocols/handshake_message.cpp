@@ -44,7 +44,8 @@ void put_bitmap(std::vector<char>& out, const std::vector<std::uint8_t>& bits) {
 
 class Reader {
  public:
-  Reader(const std::vector<char>& bytes, int source) : bytes_(bytes), source_(source) {}
+  Reader(const std::vector<char>& bytes, int source, const char* subject)
+      : bytes_(bytes), source_(source), subject_(subject) {}
   std::int32_t get_int() { return get<std::int32_t>(); }
   std::uint64_t get_u64() { return get<std::uint64_t>(); }
   double get_double() { return get<double>(); }
@@ -75,8 +76,8 @@ class Reader {
     return text;
   }
   [[noreturn]] void malformed() const {
-    throw Error(fmt::format("register_communicator: malformed handshake message ({} bytes) from instance {}",
-                            bytes_.size(), source_));
+    throw Error(fmt::format("{}: malformed handshake message ({} bytes) from instance {}", subject_, bytes_.size(),
+                            source_));
   }
 
  private:
@@ -94,6 +95,7 @@ class Reader {
   }
   const std::vector<char>& bytes_;
   int source_;
+  const char* subject_;
   std::size_t position_ = 0;
 };
 
@@ -142,8 +144,8 @@ std::vector<char> encode(const HandshakeMessage& message) {
   return out;
 }
 
-HandshakeMessage decode(const std::vector<char>& bytes, int source) {
-  Reader reader(bytes, source);
+HandshakeMessage decode(const std::vector<char>& bytes, int source, const char* subject) {
+  Reader reader(bytes, source, subject);
   HandshakeMessage message;
   message.kind = reader.get_int();
   message.digest = reader.get_digest();

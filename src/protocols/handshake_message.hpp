@@ -66,7 +66,8 @@ struct HandshakeMessage {
 /// Byte encoding of a message (both ends run the same binary).
 [[nodiscard]] std::vector<char> encode(const HandshakeMessage& message);
 /// Decodes; throws Error for a malformed buffer, or a list that does not match its digest
-/// (names the sender).
-[[nodiscard]] HandshakeMessage decode(const std::vector<char>& bytes, int source);
+/// (names the sender, under `subject`: the registration call in the caller's API).
+[[nodiscard]] HandshakeMessage decode(const std::vector<char>& bytes, int source,
+                                      const char* subject = "register_communicator");
 
 }  // namespace popdist::detail

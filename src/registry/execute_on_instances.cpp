@@ -126,19 +126,20 @@ void agree_on_outcome(Entry& entry, std::exception_ptr failure, const FailureDes
 
 /// The set to run on, through the per-thread lookup cache (lookup.hpp).
 template <typename Instances>
-Entry& entry_for(const Instances& instances) {
-  detail::require_initialized("execute_on_instances");
+Entry& entry_for(const Instances& instances, const detail::Caller& caller) {
+  detail::require_initialized(caller.name);
   // To the lookup, no id and no instances mean "the current scope"; here they are an error.
-  if (instances.empty()) return detail::registry().find_or_add({}, "", "execute_on_instances");
+  if (instances.empty()) return detail::registry().find_or_add({}, "", caller.name);
   // Over all instances, however named: the root scope (one set, one barrier), so that a bare
   // synchronize() inside meets participants= or an id outside.
-  return detail::barrier_entry(detail::lookup_entry("", instances, "execute_on_instances"));
+  return detail::barrier_entry(detail::lookup_entry("", instances, caller));
 }
 
-bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe) {
+bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescriber& describe,
+            const detail::Caller& caller) {
   if (!entry.is_member) return false;
-  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "execute_on_instances");
-  detail::registry().ensure_created(entry, std::nullopt, "execute_on_instances");
+  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, caller.name);
+  detail::registry().ensure_created(entry, std::nullopt, caller);
   std::exception_ptr failure;
   {
     detail::ScopeGuard scope(entry);
@@ -156,7 +157,12 @@ bool run_on(Entry& entry, const std::function<void()>& body, const FailureDescri
 
 bool execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,
                           const FailureDescriber& describe) {
-  return run_on(entry_for(instances), body, describe);
+  return detail::execute_on_instances(instances, body, describe, "execute_on_instances");
+}
+
+bool detail::execute_on_instances(const InstanceSet& instances, const std::function<void()>& body,
+                                  const FailureDescriber& describe, const Caller& caller) {
+  return run_on(entry_for(instances, caller), body, describe, caller);
 }
 
 FailureInfo describe_exception(std::exception_ptr failure) { return default_describe(failure); }

@@ -56,32 +56,32 @@ void remember_lookup(const std::string& id, Entry& entry, std::uint64_t generati
 /// Uncached resolution of an id and/or an InstanceSet. A std::set is sorted and unique already,
 /// so validation is a range check of its first and last element (the full validation runs only
 /// to word the error).
-Entry& resolve_uncached(const std::string& id, const InstanceSet& participants, const char* function) {
-  if (participants.empty()) return registry().named(id, function);
+Entry& resolve_uncached(const std::string& id, const InstanceSet& participants, const Caller& caller) {
+  if (participants.empty()) return registry().named(id, caller);
   const int n = runtime_state().size;
   if (*participants.begin() < 0 || *participants.rbegin() >= n) {
-    (void)validated_members(participants, n, function);  // throws, naming them
+    (void)validated_members(participants, n, caller.name);  // throws, naming them
   }
-  return registry().find_or_add_valid({participants.begin(), participants.end()}, id, function);
+  return registry().find_or_add_valid({participants.begin(), participants.end()}, id, caller.name);
 }
 
-Entry& resolve_uncached(const std::string& id, const std::vector<int>& participants, const char* function) {
-  if (participants.empty()) return registry().named(id, function);
-  return registry().find_or_add(participants, id, function);
+Entry& resolve_uncached(const std::string& id, const std::vector<int>& participants, const Caller& caller) {
+  if (participants.empty()) return registry().named(id, caller);
+  return registry().find_or_add(participants, id, caller.name);
 }
 
 /// synchronize()/native_communicator()'s resolution: the current scope when both `id` and
 /// `participants` are empty (per thread, never cached), else the set they name, through the
 /// per-thread cache.
 template <typename Members>
-Entry& resolve(const std::string& id, const Members& participants, const char* function) {
+Entry& resolve(const std::string& id, const Members& participants, const Caller& caller) {
   if (id.empty() && participants.empty()) {
     return *current_entry();
   }
   if (auto* hit = cached_lookup(id, participants)) return *hit;
   // Read before the lookup: a change made meanwhile leaves the cache stale-marked, never wrong.
   const auto generation = g_registry_generation.load(std::memory_order_acquire);
-  auto& entry = resolve_uncached(id, participants, function);
+  auto& entry = resolve_uncached(id, participants, caller);
   remember_lookup(id, entry, generation);
   return entry;
 }
@@ -93,12 +93,12 @@ Entry& barrier_entry(Entry& entry) noexcept {
   return root != nullptr && entry.members.size() == root->members.size() ? *root : entry;
 }
 
-Entry& lookup_entry(const std::string& id, const InstanceSet& participants, const char* function) {
-  return resolve(id, participants, function);
+Entry& lookup_entry(const std::string& id, const InstanceSet& participants, const Caller& caller) {
+  return resolve(id, participants, caller);
 }
 
-Entry& lookup_entry(const std::string& id, const std::vector<int>& participants, const char* function) {
-  return resolve(id, participants, function);
+Entry& lookup_entry(const std::string& id, const std::vector<int>& participants, const Caller& caller) {
+  return resolve(id, participants, caller);
 }
 
 }  // namespace popdist::detail

@@ -16,11 +16,11 @@ struct Entry;
 /// The current scope (execute_on_instances) or the root when `id` and `participants` are both
 /// empty; else the set `participants` (named `id` when not empty; UsageError when invalid or
 /// when the id names another set) or, with no participants, the set `id` names (UsageError when
-/// unknown). `function` names the caller in errors. No MPI call.
-Entry& lookup_entry(const std::string& id, const InstanceSet& participants, const char* function);
+/// unknown). `caller` names the call in errors (caller.hpp). No MPI call.
+Entry& lookup_entry(const std::string& id, const InstanceSet& participants, const Caller& caller);
 /// The same for participants given as a list (the Python layer): it may be unsorted or hold
 /// duplicates, so only a list equal to the cached set's sorted members hits the cache.
-Entry& lookup_entry(const std::string& id, const std::vector<int>& participants, const char* function);
+Entry& lookup_entry(const std::string& id, const std::vector<int>& participants, const Caller& caller);
 
 /// The set whose barrier a looked-up set uses (synchronize, execute_on_instances): for the set
 /// of all instances however it is named (participants, a registered id) the root scope's, so

@@ -142,7 +142,7 @@ Entry& Registry::find_or_add_valid(std::vector<int> members, const std::string& 
   return *entry;
 }
 
-Entry& Registry::named(const std::string& id, const char* function) {
+Entry& Registry::named(const std::string& id, const Caller& caller) {
   std::lock_guard<std::mutex> guard(maps_mutex_);
   const auto found = by_id_.find(id);
   if (found == by_id_.end()) {
@@ -156,20 +156,20 @@ Entry& Registry::named(const std::string& id, const char* function) {
       known.push_back(fmt::format("'{}' {}", shown_text(name), format_set(entry->members)));
     }
     throw UsageError(fmt::format("{}: unknown communicator id '{}' ({}); register it first with "
-                                 "register_communicator(participants, '{}'), or pass the participants",
-                                 function, shown_text(id),
+                                 "{}(participants, '{}'), or pass the participants",
+                                 caller.name, shown_text(id),
                                  known.empty() ? std::string("no ids are registered")
                                                : fmt::format("registered: {}", fmt::join(known, ", ")),
-                                 shown_text(id)));
+                                 caller.registration, shown_text(id)));
   }
   return *found->second;
 }
 
-void Registry::ensure_created(Entry& entry, std::optional<double> timeout, const char* caller) {
+void Registry::ensure_created(Entry& entry, std::optional<double> timeout, const Caller& caller) {
   if (entry.created.load(std::memory_order_acquire) || !entry.is_member) return;
   std::lock_guard<std::mutex> creating(creation_mutex_);
   if (entry.created.load(std::memory_order_acquire)) return;  // another thread made it meanwhile
-  if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, caller);
+  if (entry.abandoned.load(std::memory_order_acquire)) throw_abandoned(entry, caller.name);
   const auto& runtime = runtime_state();
   std::string handshake_id;
   {

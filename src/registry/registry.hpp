@@ -45,15 +45,15 @@ class Registry {
   /// The same for members already validated and sorted (an InstanceSet that passed its range
   /// check): no second validation.
   Entry& find_or_add_valid(std::vector<int> members, const std::string& id, const char* function);
-  /// The entry an id names; UsageError for an unknown id.
-  Entry& named(const std::string& id, const char* function);
+  /// The entry an id names; UsageError for an unknown id, advising `caller.registration`.
+  Entry& named(const std::string& id, const Caller& caller);
 
   /// Creates the communicator of an entry this instance is a member of (handshake, then
   /// MPI_Comm_create_group); a no-op once created. The handshake is bounded by `timeout`
   /// (seconds), else by POPDIST_SYNC_TIMEOUT when set: TimeoutError naming the members that did
   /// not come. `caller` is the public call that needs the communicator, for messages.
   void ensure_created(Entry& entry, std::optional<double> timeout = std::nullopt,
-                      const char* caller = "register_communicator");
+                      const Caller& caller = "register_communicator");
 
   /// The meeting of popdist's own collectives over `scope` (entry.hpp), made on first use; call
   /// with `scope.collectives_turn` held. No MPI call.

@@ -17,23 +17,24 @@
 namespace popdist {
 namespace {
 
+using detail::Caller;
 using detail::Entry;
 
-void register_entry(Entry& entry, std::optional<Seconds> timeout = std::nullopt) {
+void register_entry(Entry& entry, const Caller& caller, std::optional<Seconds> timeout = std::nullopt) {
   if (!entry.is_member) return;  // non-members only learn the name: no MPI call
-  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "register_communicator");
-  detail::registry().ensure_created(entry, timeout ? std::optional<double>(timeout->count()) : std::nullopt);
+  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, caller.name);
+  detail::registry().ensure_created(entry, timeout ? std::optional<double>(timeout->count()) : std::nullopt, caller);
 }
 
-void register_members(const std::vector<int>& participants, const std::string& id) {
-  detail::require_initialized("register_communicator");
-  register_entry(detail::registry().find_or_add(participants, id, "register_communicator"));
+void register_members(const std::vector<int>& participants, const std::string& id, const Caller& caller) {
+  detail::require_initialized(caller.name);
+  register_entry(detail::registry().find_or_add(participants, id, caller.name), caller);
 }
 
-MPI_Comm communicator_of(Entry& entry) {
+MPI_Comm communicator_of(Entry& entry, const Caller& caller) {
   if (!entry.is_member) return MPI_COMM_NULL;
-  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, "native_communicator");
-  detail::registry().ensure_created(entry, std::nullopt, "native_communicator");
+  if (entry.abandoned.load(std::memory_order_acquire)) detail::throw_abandoned(entry, caller.name);
+  detail::registry().ensure_created(entry, std::nullopt, caller);
   return entry.comm;
 }
 
@@ -41,14 +42,7 @@ MPI_Comm communicator_of(Entry& entry) {
 
 void register_communicator(const InstanceSet& participants, const std::string& communicator_id,
                            std::optional<Seconds> timeout) {
-  detail::require_initialized("register_communicator");
-  if (timeout) detail::check_timeout_argument(timeout->count());
-  // Empty participants are an error here (the lookup would take them as "by id" or the scope).
-  if (participants.empty()) {
-    register_members({}, communicator_id);
-    return;
-  }
-  register_entry(detail::lookup_entry(communicator_id, participants, "register_communicator"), timeout);
+  detail::register_communicator(participants, communicator_id, timeout, "register_communicator");
 }
 
 InstanceSet current_scope() {
@@ -59,32 +53,58 @@ InstanceSet current_scope() {
 }
 
 MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants) {
-  detail::require_initialized("native_communicator");
-  return communicator_of(detail::lookup_entry(communicator_id, participants, "native_communicator"));
+  return detail::native_communicator(communicator_id, participants, "native_communicator");
 }
 
 std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping) {
-  detail::require_initialized("register_grouping_communicators");
+  return detail::register_grouping_communicators(grouping, "register_grouping_communicators");
+}
+
+namespace detail {
+
+void register_communicator(const InstanceSet& participants, const std::string& communicator_id,
+                           std::optional<Seconds> timeout, const Caller& caller) {
+  require_initialized(caller.name);
+  if (timeout) check_timeout_argument(timeout->count());
+  // Empty participants are an error here (the lookup would take them as "by id" or the scope).
+  if (participants.empty()) {
+    register_members({}, communicator_id, caller);
+    return;
+  }
+  register_entry(lookup_entry(communicator_id, participants, caller), caller, timeout);
+}
+
+MPI_Comm native_communicator(const std::string& communicator_id, const InstanceSet& participants,
+                             const Caller& caller) {
+  require_initialized(caller.name);
+  return communicator_of(lookup_entry(communicator_id, participants, caller), caller);
+}
+
+std::map<int, std::string> register_grouping_communicators(const ReplicaGrouping& grouping, const Caller& caller) {
+  require_initialized(caller.name);
   const auto total = num_total_replicas();
   if (grouping.replication_factor() != total) {
-    throw UsageError(fmt::format("register_grouping_communicators: the grouping's replication factor {} does not match "
-                                 "the job's {} replicas (POPDIST_NUM_TOTAL_REPLICAS)",
-                                 grouping.replication_factor(), total));
+    throw UsageError(fmt::format("{}: the grouping's replication factor {} does not match the job's {} replicas "
+                                 "(POPDIST_NUM_TOTAL_REPLICAS)",
+                                 caller.name, grouping.replication_factor(), total));
   }
   const auto ranges = replica_ranges();
   const auto me = instance_index();
   std::map<int, std::string> mine;
   // Every instance registers every group in group order (SPMD): members create, non-members
   // only learn the names. The order is the same everywhere, which the handshake requires for
-  // groups whose host sets overlap.
+  // groups whose host sets overlap. Errors name the registration call, as before.
+  const Caller registering(caller.registration, caller.registration);
   for (int group = 0; group < grouping.num_groups(); ++group) {
     const auto hosts = grouping.instances_hosting(group, ranges);
     const auto id = fmt::format("replica-grouping({},{},{})/group{}", grouping.replication_factor(),
                                 grouping.group_size(), grouping.stride(), group);
-    register_members(hosts, id);
+    register_members(hosts, id, registering);
     if (std::binary_search(hosts.begin(), hosts.end(), me)) mine.emplace(group, id);
   }
   return mine;
 }
+
+}  // namespace detail
 
 }  // namespace popdist

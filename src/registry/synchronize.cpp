@@ -26,15 +26,15 @@ using detail::Entry;
 
 // The first synchronize over a set this instance is a member of creates its communicator
 // (collective over the members: the handshake, then MPI_Comm_create_group). Out of line: once.
-[[gnu::noinline]] void create_for_synchronize(Entry& entry) {
-  detail::registry().ensure_created(entry, std::nullopt, "synchronize");
+[[gnu::noinline]] void create_for_synchronize(Entry& entry, const detail::Caller& caller) {
+  detail::registry().ensure_created(entry, std::nullopt, caller);
 }
 
 // The barrier over `entry`, by its strategy; with a timeout, its timed form. Inline in
 // synchronize(): the untimed paths are one membership test, one switch and the wait itself
 // (the host barrier on one host, cheaper than MPI_Barrier there; exactly one MPI_Barrier on a
 // communicator; tests/bench/README.md compares both with a raw MPI_Barrier).
-inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
+inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout, const detail::Caller& caller) {
   if (!entry.is_member) return;  // documented policy: non-members return at once
   if (timeout) {
     detail::timed_barrier(entry, timeout->count());
@@ -48,7 +48,7 @@ inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
       return;
     }
     case BarrierStrategy::Communicator: {
-      if (!entry.created.load(std::memory_order_acquire)) create_for_synchronize(entry);
+      if (!entry.created.load(std::memory_order_acquire)) create_for_synchronize(entry, caller);
       if (entry.abandoned.load(std::memory_order_relaxed)) detail::throw_abandoned(entry, "synchronize");
       const detail::UntimedTurn in_turn(entry.synchronize_turn);
       detail::interruptible_barrier(entry.comm, "MPI_Barrier");  // MPI_Barrier from C++
@@ -60,17 +60,28 @@ inline void wait_on(Entry& entry, const std::optional<Seconds>& timeout) {
   }
 }
 
-}  // namespace
-
-void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
-  if (!detail::g_hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized("synchronize");
+// Both front ends' synchronize, inlined into each: `caller` only words errors (caller.hpp).
+inline void synchronize_as(const std::string& communicator_id, const InstanceSet& participants,
+                           std::optional<Seconds> timeout, const detail::Caller& caller) {
+  if (!detail::g_hot.initialized.load(std::memory_order_acquire)) detail::throw_not_initialized(caller.name);
   if (timeout) detail::check_timeout_argument(timeout->count());
   // The current scope without a call, a lookup or an allocation; a named set through the
   // per-thread lookup cache (lookup.hpp).
   Entry& entry = communicator_id.empty() && participants.empty()
                      ? *detail::current_entry()
-                     : detail::barrier_entry(detail::lookup_entry(communicator_id, participants, "synchronize"));
-  wait_on(entry, timeout);
+                     : detail::barrier_entry(detail::lookup_entry(communicator_id, participants, caller));
+  wait_on(entry, timeout, caller);
+}
+
+}  // namespace
+
+void synchronize(const std::string& communicator_id, const InstanceSet& participants, std::optional<Seconds> timeout) {
+  synchronize_as(communicator_id, participants, timeout, "synchronize");
+}
+
+void detail::synchronize(const std::string& communicator_id, const InstanceSet& participants,
+                         std::optional<Seconds> timeout, const Caller& caller) {
+  synchronize_as(communicator_id, participants, timeout, caller);
 }
 
 }  // namespace popdist
