@@ -17,7 +17,7 @@ import sys
 import sysconfig
 import tempfile
 
-from . import _launch_output
+from . import _core, _launch_output
 from ._launch_payload import read_result, write_job
 from .errors import InstanceFailure, LaunchError, UsageError
 
@@ -193,8 +193,7 @@ def _job_error(job_dir, report, status, stderr_tail):
 
 def launch(fn, *args, num_instances=1, shared_dir=None, **options):
     """popdist.launch (its docstring, in _api.py, is the user's reference)."""
-    if not isinstance(num_instances, int) or isinstance(num_instances, bool) or num_instances < 1:
-        raise UsageError(f"popdist.launch: num_instances must be a whole number >= 1, got {num_instances!r}")
+    _core.checked_integer(num_instances, "popdist.launch", "num_instances", 1)
     command_options = run_arguments(num_instances, options)
     job_dir = tempfile.mkdtemp(prefix="popdist-launch-", dir=shared_dir)
     try:

@@ -154,6 +154,13 @@ void add_argument_rules(py::module_& m) {
         return popdist::python::timeout_seconds(timeout, caller.c_str());
       },
       py::arg("timeout"), py::arg("caller"));
+  m.def(
+      "checked_integer",
+      [](const py::handle& value, const std::string& caller, const std::string& argument, int low) {
+        return count(value, caller.c_str(), argument.c_str(), low);
+      },
+      py::arg("value"), py::arg("caller"), py::arg("argument"), py::arg("low"),
+      "The one integer rule of popdist's calls: an int (not a bool) in low..INT_MAX, else UsageError.");
 }
 
 // PopDist's device calls over a given topology.
