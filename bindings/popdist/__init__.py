@@ -7,8 +7,9 @@ registerCommunicator(), execute_on_instances() and comm(). Framework helpers liv
 ``popdist.popart``, ``popdist.poptorch`` and ``popdist.tensorflow`` (import them explicitly).
 """
 
-from . import _api, _core, popdist_core
-from ._api import *  # noqa: F403 - popdist's API is _api.__all__ (a new call is added there only)
+from . import _api, _core, _getters, popdist_core
+from ._api import *  # noqa: F403 - popdist's calls are _api.__all__ (a new call is added there only)
+from ._getters import *  # noqa: F403 - PopDist's getters, one per row of the core's field table
 from ._topology import TOPOLOGY_KEYS, Topology
 from .errors import (
     LaunchError,
@@ -40,4 +41,5 @@ __all__ = [
     "TopologyError",
     "UsageError",
     *_api.__all__,
+    *_getters.__all__,
 ]

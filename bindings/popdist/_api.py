@@ -5,11 +5,16 @@ The extension module ``_core`` (DESIGN.md 9), over the shared core both extensio
 the registry's calls with their one-instance behaviour without MPI and the process lifecycle
 (init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the first call
 that needs MPI (so ``import popdist`` never loads libmpi). This module checks what the core does
-not, documents the calls and keeps no state.
+not, documents and types the calls, and keeps no state. The stubs take the calls from here
+(``__init__.pyi`` star-imports this module), so a new call is written once: its function, with
+its annotations, and its name in ``__all__`` (a static list, as type checkers need it).
 """
 
 import collections.abc
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, TypeVar
+
 from . import _core
+from ._getters import *  # noqa: F403 - the getters, for the package's modules (_api.getInstanceIndex())
 from ._topology import Topology
 from .errors import UsageError
 
@@ -31,10 +36,12 @@ __all__ = [
     "topology",
 ]
 
-# --- topology and getters (no MPI) -------------------------------------------------------------
+_R = TypeVar("_R")
+
+# --- topology (no MPI; the getters are made from the field table in _getters.py) -----------------
 
 
-def topology():
+def topology() -> Topology:
     """This process's topology (a read-only :class:`popdist.Topology`).
 
     Before init(): detected from the process environment once, without MPI (a bad environment
@@ -44,7 +51,7 @@ def topology():
     return _core.topology()
 
 
-def detect(env):
+def detect(env: Mapping[str, str]) -> Topology:
     """The topology a process whose environment is exactly ``env`` (a mapping of str to str) would
     see: a pure function, no MPI, no look at the real environment (a dry run)."""
     if not isinstance(env, collections.abc.Mapping):
@@ -56,30 +63,8 @@ def detect(env):
     return Topology(_core.detect(dict(env)))
 
 
-def _popdist_getter(name, field, doc):
-    """PopDist's getter ``name`` of the topology's ``field``: a function reading the current
-    topology (no MPI; defaults when not launched)."""
-
-    def getter():
-        return getattr(_core.topology(), field)
-
-    getter.__name__ = getter.__qualname__ = name
-    getter.__doc__ = doc
-    return getter
-
-
-# PopDist's topology getters (getInstanceIndex, ...), one per row of the core's field table that
-# names one (popdist/topology_fields.hpp, which also holds their docstrings), so that a field is
-# named once; __init__.pyi types them and tests/python/test_field_getters.py checks both against
-# the table.
-_GETTERS = {
-    getter: _popdist_getter(getter, field, doc) for field, _kind, getter, doc in _core.TOPOLOGY_FIELD_ROWS if getter
-}
-globals().update(_GETTERS)
-__all__ += sorted(_GETTERS)
-
-
-def launch(fn, *args, num_instances=1, shared_dir=None, **options):
+def launch(fn: Callable[..., _R], *args: Any, num_instances: int = 1, shared_dir: Optional[str] = None,
+           **options: Any) -> List[_R]:
     """Runs ``fn(*args)`` on ``num_instances`` instances started by ``popdist run``, and returns
     the list of their return values in instance order.
 
@@ -124,19 +109,19 @@ def launch(fn, *args, num_instances=1, shared_dir=None, **options):
     return run(fn, *args, num_instances=num_instances, shared_dir=shared_dir, **options)
 
 
-def checkNumIpusPerReplica(numIpusPerReplica):
+def checkNumIpusPerReplica(numIpusPerReplica: int) -> bool:
     """False if POPDIST_NUM_IPUS_PER_REPLICA is set and differs from ``numIpusPerReplica``; when it
     is unset, True exactly when ``numIpusPerReplica`` is 1."""
     return _core.check_ipus_per_replica(_core.topology()._fields, numIpusPerReplica)
 
 
-def getDeviceId(ipusPerReplica=0):
+def getDeviceId(ipusPerReplica: int = 0) -> int:
     """The id of this instance's multi-device group in IPU numbering (single devices first, then
     groups of 2, 4, ...). ``ipusPerReplica`` 0 takes POPDIST_NUM_IPUS_PER_REPLICA."""
     return _core.device_id(_core.topology()._fields, ipusPerReplica)
 
 
-def getLocalDeviceOrdinals():
+def getLocalDeviceOrdinals() -> List[int]:
     """The local device ordinals (e.g. GPU indices) this instance owns: local replicas x devices per
     replica consecutive ordinals starting at local instance index x that count."""
     return _core.topology().local_device_ordinals
@@ -145,12 +130,12 @@ def getLocalDeviceOrdinals():
 # --- MPI lifecycle -------------------------------------------------------------------------------
 
 
-def _backend():
+def _backend() -> Any:
     """popdist._mpi, imported on first use (this is where libmpi gets loaded)."""
     return _core.backend()
 
 
-def init():
+def init() -> None:
     """Initializes the MPI backend; idempotent.
 
     Calls MPI_Init_thread(MPI_THREAD_MULTIPLE) only if nobody did (mpi4py may have), checks the
@@ -165,12 +150,12 @@ def init():
     _lifecycle.init()
 
 
-def isBackendInitialized():
+def isBackendInitialized() -> bool:
     """True between init() and finalize(). Never imports MPI: False until something needed it."""
     return _core.is_initialized()
 
 
-def finalize():
+def finalize() -> None:
     """Frees every communicator popdist owns and finalizes MPI if init() initialized it.
     Idempotent; also run at interpreter exit."""
     _core.finalize()
@@ -179,7 +164,7 @@ def finalize():
 # --- communicators -------------------------------------------------------------------------------
 
 
-def registerCommunicator(participants, communicator_id=""):
+def registerCommunicator(participants: Iterable[int], communicator_id: str = "") -> None:
     """Registers (creates and caches) a communicator over the instances ``participants`` (any
     iterable of ints), named ``communicator_id`` (empty: named by its members). Only members take
     part in MPI; non-members return at once."""
@@ -192,7 +177,8 @@ def registerCommunicator(participants, communicator_id=""):
 synchronize = _core.synchronize
 
 
-def execute_on_instances(instances, func, *args, **kwargs):
+def execute_on_instances(instances: Iterable[int], func: Callable[..., _R], *args: Any,
+                         **kwargs: Any) -> Optional[_R]:
     """Runs ``func(*args, **kwargs)`` on the members of ``instances`` only and returns its result
     there (None elsewhere). Collectives inside func (a bare synchronize(), nested calls) are scoped
     to that set. If func raises on a member, that member re-raises its own exception and the other
@@ -201,7 +187,7 @@ def execute_on_instances(instances, func, *args, **kwargs):
     return _core.execute_on_instances(instances, func, args, kwargs)
 
 
-def registerGroupingCommunicators(grouping):
+def registerGroupingCommunicators(grouping: _core.ReplicaGrouping) -> Dict[int, str]:
     """Registers one communicator per group of ``grouping`` (a :class:`popdist.ReplicaGrouping`),
     over the instances hosting the group. Returns {group: communicator id} for this instance's
     groups."""
@@ -210,7 +196,8 @@ def registerGroupingCommunicators(grouping):
     return _backend().register_grouping_communicators(grouping.replication_factor, grouping.group_size, grouping.stride)
 
 
-def replica_grouping(stride=1, group_size=None, replication_factor=None):
+def replica_grouping(stride: int = 1, group_size: Optional[int] = None,
+                     replication_factor: Optional[int] = None) -> _core.ReplicaGrouping:
     """PopXL's ``ir.replica_grouping(stride=1, group_size=None)`` over this job's replicas: the
     stride first, ``group_size`` defaulting to ``replication_factor // stride``, and
     ``replication_factor`` defaulting to getNumTotalReplicas() (the job's replication factor, as
@@ -220,7 +207,7 @@ def replica_grouping(stride=1, group_size=None, replication_factor=None):
     return _core.ReplicaGrouping(replication_factor, group_size=group_size, stride=stride)
 
 
-def comm(communicator_id="", participants=frozenset()):
+def comm(communicator_id: str = "", participants: Iterable[int] = frozenset()) -> Any:
     """An mpi4py communicator over a registered set: ``communicator_id`` or ``participants``
     (empty: the current scope), created on first use. None on instances that are not members.
 
@@ -244,12 +231,12 @@ def comm(communicator_id="", participants=frozenset()):
 # (bindings/src/python_arguments.cpp, integer_argument): the calls pass them on unconverted.
 
 
-def _shown(text):
+def _shown(text: str) -> str:
     """``text`` for an error message: shortened as the core does (64 characters, then the size)."""
     return _core.shown_text(text)
 
 
-def _identifier(communicator_id):
+def _identifier(communicator_id: Any) -> str:
     if not isinstance(communicator_id, str):
         raise UsageError(f"communicator_id must be a str, got {_shown(repr(communicator_id))}")
     return communicator_id

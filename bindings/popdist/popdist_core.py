@@ -3,12 +3,11 @@ in Graphcore's package, whose functions ``popdist`` re-exports). Real scripts ca
 e.g. ``popdist.popdist_core.getInstanceIndex()``; here it is the same functions by the same names.
 """
 
-from . import _api
+from . import _api, _getters
 
 # PopDist's popdist_core functions, the same objects as popdist's (popdist_core.pyi types them):
-# its topology getters, which _api defines from the core's field table, and these calls.
-__all__ = sorted([
-    *_api._GETTERS,
+# its topology getters, made from the core's field table (_getters.py), and these calls.
+_CALLS = [
     "checkNumIpusPerReplica",
     "execute_on_instances",
     "getDeviceId",
@@ -16,5 +15,7 @@ __all__ = sorted([
     "isBackendInitialized",
     "registerCommunicator",
     "synchronize",
-])
-globals().update({name: getattr(_api, name) for name in __all__})
+]
+__all__ = sorted([*_getters.GETTERS, *_CALLS])
+globals().update(_getters.GETTERS)
+globals().update({name: getattr(_api, name) for name in _CALLS})
