@@ -159,21 +159,6 @@ def _failure(job_dir, attempt, entry):
     )
 
 
-def _failure_text(report, failures):
-    attempts = report["attempts"]
-    text = f"the job failed ({report['status_text']})"
-    text += f", attempt {report['attempt'] + 1} of {attempts}\n" if attempts > 1 else "\n"
-    stopped = [str(failure.instance) for failure in failures if failure.stopped_by_teardown]
-    for number, failure in enumerate(f for f in failures if not f.stopped_by_teardown):
-        first = "first failure: " if number == 0 else ""
-        text += f"  {first}instance {failure.instance} on {failure.host or '?'}: {failure.status_text}\n"
-        if failure.traceback:
-            text += "".join(f"    {line}\n" for line in failure.traceback.rstrip("\n").split("\n"))
-    if stopped:
-        text += f"  stopped by the job's teardown after the first failure: instance(s) {', '.join(stopped)}\n"
-    return text
-
-
 def _job_error(job_dir, report, status, stderr_tail):
     if report is None:
         kind = UsageError if status == 2 else LaunchError
@@ -187,7 +172,7 @@ def _job_error(job_dir, report, status, stderr_tail):
             f"the job failed ({report['status_text']}) and no instance recorded how it ended:\n{stderr_tail}",
             status=status, attempt=report["attempt"], attempts=report["attempts"],
         )
-    return LaunchError(_failure_text(report, failures), status=status, failures=failures,
+    return LaunchError(report["text"], status=status, failures=failures,
                        attempt=report["attempt"], attempts=report["attempts"])
 
 

@@ -1,15 +1,18 @@
 """One instance of a popdist.launch job: ``python -m popdist._launch_instance JOB_DIR``, started by
 ``popdist run`` on every instance. It loads the function and its arguments from JOB_DIR, runs it,
 and records its return value, or its exception with the traceback as text, for the caller
-(_launch_payload.py has the files). A failure prints its traceback on stderr too, so that the
-tagged output and popdist run's failure report show it, and ends the instance with status 1: the
-job then ends as any failed popdist run job does (the others are stopped, --max-restarts applies).
+(_launch_payload.py has the files). A failure prints its traceback on stderr too, for the tagged
+output, writes it where torch's @record would (TORCHELASTIC_ERROR_FILE), so that popdist run's
+failure report shows it whole, and ends the instance with status 1: the job then ends as any
+failed popdist run job does (the others are stopped, --max-restarts applies).
 """
 
+import json
 import os
 import pickle
 import socket
 import sys
+import time
 import traceback
 
 from . import _api
@@ -33,6 +36,20 @@ def _error_record(error):
     }
 
 
+def _write_error_file(record):
+    """The failure in the shape of torch's @record error file, unless @record wrote one already."""
+    path = os.environ.get("TORCHELASTIC_ERROR_FILE")
+    if not path or os.path.exists(path):
+        return
+    message = {"message": f"{record['type']}: {record['message']}",
+               "extraInfo": {"py_callstack": record["traceback"], "timestamp": str(int(time.time()))}}
+    try:
+        with open(path, "w") as file:
+            json.dump({"message": message}, file)
+    except OSError:
+        pass  # the report then shows the stderr tail, as for any instance
+
+
 def _run(job_dir, attempt, instance):
     try:
         fn, args = read_job(job_dir)
@@ -48,6 +65,7 @@ def _run(job_dir, attempt, instance):
         record = _error_record(error)
     sys.stderr.write(record["traceback"])
     sys.stderr.flush()
+    _write_error_file(record)
     write_result(job_dir, attempt, instance, record)
     return 1
 

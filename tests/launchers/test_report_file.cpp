@@ -28,10 +28,16 @@ TEST_CASE("the report file: the job's status, then each failure first first, esc
   // instance 0 was ended by the teardown (SIGTERM after the first failure); the first never is
   CHECK_THAT(json, Contains(R"("stopped_by_teardown": false)") && Contains(R"("stopped_by_teardown": true)"));
   CHECK(json.find(R"("stopped_by_teardown": false)") < json.find(R"("stopped_by_teardown": true)"));
+  // the block popdist run prints, escaped as a JSON string
+  CHECK_THAT(json, Contains(R"("text": "popdist run: the job failed (exit code 1), attempt 2 of 3\n)") &&
+                       Contains(R"(  first failure: instance 1 on node3: exit code 1, 2.5 s after the start\n)") &&
+                       Contains(R"(    ValueError: boom\n  stopped by the job's teardown after the first failure: )"
+                                R"(instance(s) 0\n")"));
 }
 
 TEST_CASE("the report file: success has no failures; the file is replaced whole", "[report]") {
-  CHECK_THAT(report_json(AttemptOutcome{0, 0, 1, false, 0}, {}), Contains(R"("failures": [])"));
+  CHECK_THAT(report_json(AttemptOutcome{0, 0, 1, false, 0}, {}),
+             Contains(R"("failures": [])") && Contains(R"("text": "")"));
   const auto path = (std::filesystem::temp_directory_path() / "popdist-report-file-test.json").string();
   popdist::cli::write_report_file(path, AttemptOutcome{2, 0, 1, true, 0}, {});
   std::stringstream text;

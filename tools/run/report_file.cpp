@@ -35,6 +35,10 @@ std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure
   json.key("attempt").value(outcome.attempt);
   json.key("attempts").value(outcome.attempts);
   json.key("stopped").value(outcome.stopped);
+  // The block popdist run prints, whole, so that a caller shows it without laying it out again.
+  json.key("text").value(outcome.status == 0 ? std::string() : failure_report(failures, outcome.start_ns,
+                                                                               outcome.attempt, outcome.attempts,
+                                                                               outcome.status));
   json.key("failures").begin_array();
   for (const auto& failure : failures) write_failure(json, failure, failures.front(), outcome.start_ns);
   json.end_array();

@@ -1,7 +1,7 @@
 #pragma once
 // --report-file PATH: how each attempt ended, as JSON, for a program that starts `popdist run`
 // and wants the failure report without parsing stderr (popdist.launch raises it as a LaunchError).
-// The same facts as the block of failure_report.hpp, one object per failed instance.
+// The block of failure_report.hpp as text, and its facts, one object per failed instance.
 
 #include <string>
 #include <vector>
@@ -19,8 +19,8 @@ struct AttemptOutcome {
   long long start_ns = 0;     ///< the attempt's start, wall clock
 };
 
-/// The report as JSON text: {"status", "status_text", "attempt", "attempts", "stopped",
-/// "failures": [{"instance", "host", "status", "status_text", "after_ms", "stopped_by_teardown",
+/// The report as JSON text: {"status", "status_text", "attempt", "attempts", "stopped", "text"
+/// (failure_report()'s block; empty on success), "failures": [{"instance", "host", "status", "status_text", "after_ms", "stopped_by_teardown",
 /// "error_source", "error_lines"}]}, first failure first.
 [[nodiscard]] std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure>& failures);
 
