@@ -158,8 +158,8 @@ using popdist::python::python_call;
 using popdist::python::raise_current_exception;
 
 // The empty arguments of the bare call, built once rather than per call.
-const std::string no_communicator_id;
-const popdist::InstanceSet no_participants;
+const std::string kNoCommunicatorId;
+const popdist::InstanceSet kNoParticipants;
 
 // synchronize() with arguments: converted and checked under the Python API's names, before any MPI.
 void synchronize_with_arguments(PyObject* const* arguments, Py_ssize_t count, PyObject* keywords) {
@@ -190,7 +190,7 @@ PyObject* synchronize(PyObject* /*module*/, PyObject* const* arguments, Py_ssize
   try {
     if (count == 0 && (keywords == nullptr || PyTuple_GET_SIZE(keywords) == 0)) {
       ReleasedGil released;
-      popdist::detail::synchronize(no_communicator_id, no_participants, std::nullopt, python_call("synchronize"));
+      popdist::detail::synchronize(kNoCommunicatorId, kNoParticipants, std::nullopt, python_call("synchronize"));
     } else {
       synchronize_with_arguments(arguments, count, keywords);
     }
@@ -262,7 +262,7 @@ void check_python_signals() {
 }
 
 // The table popdist._core finds (mpi_backend.hpp).
-const popdist::python::MpiBackend mpi_backend{&popdist::is_initialized, &synchronize, &execute_on_instances};
+const popdist::python::MpiBackend kMpiBackend{&popdist::is_initialized, &synchronize, &execute_on_instances};
 
 PyMethodDef hot_functions[] = {
     {"execute_on_instances", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(execute_on_instances)),
@@ -305,7 +305,7 @@ void add_runtime_calls(py::module_& m) {
 void add_hot_paths(py::module_& m) {
   if (PyModule_AddFunctions(m.ptr(), hot_functions) != 0) throw py::error_already_set();
   // How popdist._core finds the hot paths above (mpi_backend.hpp).
-  PyObject* backend = PyCapsule_New(const_cast<popdist::python::MpiBackend*>(&mpi_backend),
+  PyObject* backend = PyCapsule_New(const_cast<popdist::python::MpiBackend*>(&kMpiBackend),
                                     popdist::python::kMpiBackendCapsule, nullptr);
   if (backend == nullptr) throw py::error_already_set();
   m.add_object(popdist::python::kMpiBackendAttribute, py::reinterpret_steal<py::object>(backend));

@@ -276,7 +276,9 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
   write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_mpirun_command(job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
-  HangWatch watch{std::chrono::seconds(5), job_dir.path()};
+  HangWatch watch;
+  watch.unreaped_limit = std::chrono::seconds(5);
+  watch.status_directory = job_dir.path();
   if (job.options.stall_timeout) {
     watch.stall_limit = std::chrono::milliseconds(static_cast<long long>(*job.options.stall_timeout * 1000));
     watch.keep_running_on_stall = job.options.stall_keep_running;
