@@ -137,8 +137,15 @@ def _bound_agreements(timeout):
         _state.agreement_timeout = timeout
 
 
+def _default_bound():
+    """The bound when the user gave no timeout: POPDIST_SYNC_TIMEOUT when set (synchronize's
+    default, read by its rule), else torch's default group timeout (30 min)."""
+    seconds = _api._core.parsed_timeout_variable(_os.environ.get("POPDIST_SYNC_TIMEOUT"))
+    return _dist.default_pg_timeout if seconds is None else _datetime.timedelta(seconds=seconds)
+
+
 def _agreement_seconds():
-    return (_state.agreement_timeout or _dist.default_pg_timeout).total_seconds()
+    return (_state.agreement_timeout or _default_bound()).total_seconds()
 
 
 def _under_torchrun():
@@ -158,8 +165,9 @@ def rendezvous(timeout=None):
     if _under_torchrun():
         raise UsageError("popdist.torch.rendezvous(): under torchrun use its env:// rendezvous "
                          "(popdist.torch.init_process_group() does)")
-    timeout = _as_timedelta(timeout, "popdist.torch.rendezvous") or _datetime.timedelta(minutes=30)
-    _bound_agreements(timeout)
+    given = _as_timedelta(timeout, "popdist.torch.rendezvous")
+    _bound_agreements(given)
+    timeout = given or _default_bound()
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if world == 1:
         return _dist.HashStore(), 0, 1

@@ -14,6 +14,7 @@ WHERE = {
     "exit-before-loader": "popdist.torch.DistributedSampler",
     "late-to-group": "popdist.torch rendezvous",
     "exit-before-trainer-kwargs": "popdist.lightning.trainer_kwargs",
+    "exit-before-loader-untimed": "popdist.torch.DistributedSampler",
 }
 
 
@@ -30,6 +31,17 @@ def test_an_instance_that_left_is_named_within_the_timeout(launcher, mode):
     assert "instance 0 failed: missing [1]: " + WHERE[mode] + ": every instance must take part, but not all did " \
            "within 5 s" in result.stdout, result.stdout + result.stderr
     assert "instance 1 did not arrive" in result.stdout
+
+
+def test_without_a_timeout_popdist_sync_timeout_bounds_the_agreements():
+    # No timeout given to init_process_group: the seed agreement takes synchronize's default
+    # timeout, POPDIST_SYNC_TIMEOUT, instead of torch's 30 minutes.
+    result = run(popdist_run_argv(2, *python("departures.py", "exit-before-loader-untimed")), timeout=150,
+                 POPDIST_SYNC_TIMEOUT="5")
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "instance 0 failed: missing [1]: popdist.torch.DistributedSampler" in result.stdout, \
+        result.stdout + result.stderr
+    assert "within 5 s" in result.stdout, result.stdout + result.stderr
 
 
 @pytest.mark.parametrize("launcher", ["mpirun", "popdist run"])

@@ -4,7 +4,8 @@ loader" (exits 0 instead of creating the DataLoader: the seed agreement), "late-
 to init_process_group long after instance 0's timeout), "synchronize-instead-of-loader" (calls
 popdist.synchronize() and exits 0 while instance 0 creates the DataLoader: the agreement's meeting
 is apart from synchronize's barrier, so neither completes the other), "exit-before-trainer-kwargs" (exits 0 while instance 0
-asks popdist.lightning for the Trainer's arguments, bounded by PopdistEnvironment's timeout). Instance 0 must fail within its timeout
+asks popdist.lightning for the Trainer's arguments, bounded by PopdistEnvironment's timeout), "exit-before-loader-untimed"
+(as exit-before-loader, with no timeout given: run with POPDIST_SYNC_TIMEOUT=5). Instance 0 must fail within its timeout
 (5 s) with a TimeoutError naming instance 1, and the job must end."""
 
 import sys
@@ -18,6 +19,8 @@ popdist.init()
 me = popdist.getInstanceIndex()
 if mode in ("exit-before-loader", "synchronize-instead-of-loader"):
     popdist.torch.init_process_group(timeout=5)
+if mode == "exit-before-loader-untimed":
+    popdist.torch.init_process_group()
 if mode == "exit-before-trainer-kwargs":
     import popdist.lightning
 
@@ -30,7 +33,7 @@ if me == 1:
         popdist.torch.init_process_group(timeout=5)
     sys.exit(0)
 try:
-    if mode in ("exit-before-loader", "synchronize-instead-of-loader"):
+    if mode in ("exit-before-loader", "exit-before-loader-untimed", "synchronize-instead-of-loader"):
         popdist.torch.DataLoader(list(range(8)), batch_size=2)
     elif mode == "exit-before-trainer-kwargs":
         popdist.lightning.trainer_kwargs()
