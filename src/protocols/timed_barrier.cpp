@@ -30,6 +30,7 @@
 #include "protocols/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/roll_call.hpp"
+#include "protocols/round_exchange.hpp"
 #include "protocols/synchronize_guard.hpp"
 #include "protocols/timed_failure.hpp"
 #include "protocols/timed_hosts.hpp"
@@ -90,17 +91,12 @@ class FlatRound {
         me_(me),
         seconds_(seconds),
         start_(start),
-        mine_(begin(entry, rounds_, seconds)),
+        mine_(begin(entry, seconds)),
         previous_start_(rounds_.begin_round(start)),
         shortest_timeout_(seconds),
         last_answer_(start),
-        cleanup_(rounds_) {
-    // A step without a receive (recursive doubling's fold: timed_rounds.hpp) is in from the start.
-    for (std::size_t step = 0; step < rounds_.steps; ++step) {
-      rounds_.received[step] = rounds_.receive_from[step] == kNoPartner;
-    }
-    remaining_ = rounds_.receives;
-  }
+        exchange_(rounds_, control, entry.arrived_tag),
+        cleanup_(rounds_) {}
 
   void run(Clock::time_point deadline) {
     listen_and_send_first();
@@ -111,36 +107,13 @@ class FlatRound {
   }
 
  private:
-  /// This round's ARRIVED payload. A send of the previous round still in flight reads the old
-  /// buffers: write new ones.
-  static Round begin(ProtocolSet& entry, TimedRounds& rounds, double seconds) {
-    if (rounds.outgoing.use_count() > 1) rounds.outgoing = std::make_shared<std::vector<Round>>(rounds.steps);
+  /// This round's ARRIVED payload, as first sent.
+  static Round begin(ProtocolSet& entry, double seconds) {
     return Round{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
   }
 
-  void post_receive(std::size_t step) {
-    MpiLock lock;
-    check_mpi(MPI_Irecv(&rounds_.incoming[step], sizeof(Round), MPI_BYTE, rounds_.receive_from[step],
-                        entry_.arrived_tag, control_, &rounds_.requests[step]),
-              "MPI_Irecv");
-  }
-
-  /// Sends every step whose predecessors are all in (step 0 at once).
-  void send_ready_steps() {
-    auto& outgoing = *rounds_.outgoing;
-    while (next_send_ < rounds_.steps && (next_send_ == 0 || rounds_.received[next_send_ - 1] != 0)) {
-      if (rounds_.send_to[next_send_] == kNoPartner) {  // a step that only receives
-        ++next_send_;
-        continue;
-      }
-      outgoing[next_send_] = Round{mine_.hash, mine_.sequence, shortest_timeout_};
-      MpiLock lock;
-      check_mpi(MPI_Isend(&outgoing[next_send_], sizeof(Round), MPI_BYTE, rounds_.send_to[next_send_],
-                          entry_.arrived_tag, control_, &rounds_.requests[rounds_.send_index(next_send_)]),
-                "MPI_Isend");
-      ++next_send_;
-    }
-  }
+  /// Sends every step whose predecessors are all in, with the shortest timeout heard so far.
+  void send_ready_steps() { exchange_.send_ready(Round{mine_.hash, mine_.sequence, shortest_timeout_}); }
 
   /// A received ARRIVED: ours (count it), another set's whose tag collides (listen again), or
   /// a different round of ours, which means the members called synchronize a different number
@@ -148,7 +121,7 @@ class FlatRound {
   void accept(std::size_t step) {
     const auto& incoming = rounds_.incoming[step];
     if (incoming.hash != mine_.hash) {
-      post_receive(step);
+      exchange_.post_receive(step);
       return;
     }
     if (incoming.sequence != mine_.sequence) {
@@ -159,15 +132,12 @@ class FlatRound {
                               me_, mine_.sequence));
     }
     shortest_timeout_ = std::min(shortest_timeout_, incoming.timeout);
-    rounds_.received[step] = 1;
-    --remaining_;
+    exchange_.count_in(step);
   }
 
   // 1. Listen to every step, then send step 0.
   void listen_and_send_first() {
-    for (std::size_t step = 0; step < rounds_.steps; ++step) {
-      if (rounds_.receive_from[step] != kNoPartner) post_receive(step);
-    }
+    exchange_.listen();
     send_ready_steps();
   }
 
@@ -181,22 +151,9 @@ class FlatRound {
     }
   }
 
-  /// Takes the ARRIVED of the lowest step not in yet, and of the steps after it already in
-  /// (testing a completed receive costs nothing and does not wait).
+  /// Takes the ARRIVED of the lowest step not in yet, and of the steps after it already in.
   void take_arrivals() {
-    while (lowest_ < rounds_.steps) {
-      if (rounds_.received[lowest_] == 0) {
-        int flag = 0;
-        {
-          MpiLock lock;
-          check_mpi(MPI_Test(&rounds_.requests[lowest_], &flag, MPI_STATUS_IGNORE), "MPI_Test");
-        }
-        if (flag == 0) break;
-        accept(lowest_);  // another set's message: posted again, and tested again at once
-        if (rounds_.received[lowest_] == 0) continue;
-      }
-      ++lowest_;
-    }
+    exchange_.take_arrivals([this](std::size_t step) { accept(step); });
   }
 
   /// Once the wait is long: a notice for an earlier round (which we completed: the race
@@ -226,10 +183,10 @@ class FlatRound {
   //    The GAVE_UP receive is looked at only once the wait is long (the guide: "Why it is
   //    shaped for speed"), our sends at the end of the round (RoundCleanup).
   void wait_for_steps(Clock::time_point deadline) {
-    while (remaining_ > 0) {
+    while (exchange_.remaining() > 0) {
       take_arrivals();
       send_ready_steps();
-      if (remaining_ == 0) break;
+      if (exchange_.remaining() == 0) break;
       const auto now = Clock::now();
       if (now >= deadline) break;
       if (now - start_ >= kYieldFor && look_during_long_wait(now)) break;
@@ -239,7 +196,7 @@ class FlatRound {
 
   // 4. Timed out, or another member gave up while steps were still missing here.
   void fail_if_missing() {
-    if (remaining_ > 0) roll_call_and_fail(entry_, rounds_, mine_, std::move(early_), seconds_, control_);
+    if (exchange_.remaining() > 0) roll_call_and_fail(entry_, rounds_, mine_, std::move(early_), seconds_, control_);
     if (!early_.empty()) throw_others_gave_up(entry_, givers_of(entry_, early_, me_), seconds_, me_);
   }
 
@@ -263,14 +220,12 @@ class FlatRound {
   const Clock::time_point start_;
   const Round mine_;
   const std::optional<Clock::time_point> previous_start_;
-  std::size_t remaining_ = 0;
-  std::size_t next_send_ = 0;   ///< the next step to send
-  std::size_t lowest_ = 0;      ///< every step below it is in
   double shortest_timeout_;     ///< of the members heard of, directly or not
   std::vector<Heard> early_;    ///< the roll call's messages that came while we still waited
   InterruptPoll interrupts_;
   std::optional<WaitedIn> waited_;  ///< made once this wait sleeps: answers notices (waited_in.hpp)
   Clock::time_point last_answer_;
+  RoundExchange exchange_;
   RoundCleanup cleanup_;  ///< last: destroyed first
 };
 

@@ -20,6 +20,7 @@
 #include "protocols/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/protocol_set.hpp"
+#include "protocols/round_exchange.hpp"
 #include "protocols/synchronize_guard.hpp"
 #include "protocols/timed_failure.hpp"
 
@@ -49,61 +50,24 @@ TimedRounds& leader_rounds_of(ProtocolSet& entry, MPI_Comm leaders, int count) {
   return *entry.timed_leaders;
 }
 
-/// One round among the leaders: timed_barrier.cpp's exchange (post every step's receive, send
-/// each step once the steps before it are in, test the lowest receive not in) on the leaders'
-/// communicator. Destroying it cancels what is still posted (RoundCleanup).
+/// One round among the leaders: the timed barrier's exchange (round_exchange.hpp) on the
+/// leaders' communicator. Destroying it cancels what is still posted (RoundCleanup).
 class LeadersRound {
  public:
   LeadersRound(ProtocolSet& entry, TimedRounds& rounds, MPI_Comm leaders, const Round& mine)
-      : entry_(entry), rounds_(rounds), leaders_(leaders), mine_(mine), cleanup_(rounds) {
-    // A send of the previous round still in flight reads the old buffers: write new ones.
-    if (rounds_.outgoing.use_count() > 1) rounds_.outgoing = std::make_shared<std::vector<Round>>(rounds_.steps);
-    remaining_ = rounds_.receives;
-    for (std::size_t step = 0; step < rounds_.steps; ++step) {
-      rounds_.received[step] = rounds_.receive_from[step] == kNoPartner;
-      if (rounds_.receive_from[step] != kNoPartner) post_receive(step);
-    }
-    send_ready_steps();
+      : entry_(entry), mine_(mine), exchange_(rounds, leaders, kLeadersTag), rounds_(rounds), cleanup_(rounds) {
+    exchange_.listen();
+    exchange_.send_ready(mine_);
   }
 
   /// Takes what came in and sends what is ready: true once every step is in.
   bool poll() {
-    while (lowest_ < rounds_.steps) {
-      if (rounds_.received[lowest_] == 0) {
-        int flag = 0;
-        {
-          MpiLock lock;
-          check_mpi(MPI_Test(&rounds_.requests[lowest_], &flag, MPI_STATUS_IGNORE), "MPI_Test");
-        }
-        if (flag == 0) break;
-        accept(lowest_);
-      }
-      ++lowest_;
-    }
-    send_ready_steps();
-    return remaining_ == 0;
+    exchange_.take_arrivals([this](std::size_t step) { accept(step); });
+    exchange_.send_ready(mine_);
+    return exchange_.remaining() == 0;
   }
 
  private:
-  void post_receive(std::size_t step) {
-    MpiLock lock;
-    check_mpi(MPI_Irecv(&rounds_.incoming[step], sizeof(Round), MPI_BYTE, rounds_.receive_from[step], kLeadersTag,
-                        leaders_, &rounds_.requests[step]),
-              "MPI_Irecv");
-  }
-  void send_ready_steps() {
-    auto& outgoing = *rounds_.outgoing;
-    while (next_send_ < rounds_.steps && (next_send_ == 0 || rounds_.received[next_send_ - 1] != 0)) {
-      if (rounds_.send_to[next_send_] != kNoPartner) {
-        outgoing[next_send_] = mine_;
-        MpiLock lock;
-        check_mpi(MPI_Isend(&outgoing[next_send_], sizeof(Round), MPI_BYTE, rounds_.send_to[next_send_], kLeadersTag,
-                            leaders_, &rounds_.requests[rounds_.send_index(next_send_)]),
-                  "MPI_Isend");
-      }
-      ++next_send_;
-    }
-  }
   /// Only the root scope's rounds use the tag: a different round means the instances called a
   /// timed synchronize over all instances a different number of times.
   void accept(std::size_t step) {
@@ -115,18 +79,14 @@ class LeadersRound {
                               "same calls",
                               incoming.sequence, mine_.sequence));
     }
-    rounds_.received[step] = 1;
-    --remaining_;
+    exchange_.count_in(step);
   }
 
   ProtocolSet& entry_;
-  TimedRounds& rounds_;
-  MPI_Comm leaders_;
   Round mine_;
-  std::size_t remaining_ = 0;
-  std::size_t next_send_ = 0;
-  std::size_t lowest_ = 0;  ///< every step below it is in
-  RoundCleanup cleanup_;    ///< last: destroyed first
+  RoundExchange exchange_;
+  TimedRounds& rounds_;
+  RoundCleanup cleanup_;  ///< last: destroyed first
 };
 
 }  // namespace
