@@ -76,10 +76,12 @@ def popdist_command():
 
 
 def _child_environment():
-    """The instances' environment: ours, with unbuffered output (so that it reaches the caller
-    live) and this package importable when it does not come from a site directory."""
+    """popdist run's environment and the instances': ours, with unbuffered output (so that it
+    reaches the caller live), this package importable when it does not come from a site directory,
+    and this process's pid for popdist run to end the job with it."""
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
+    env["POPDIST_LAUNCH_PARENT"] = str(os.getpid())  # popdist run ends the job if this process dies
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     site_directories = set(site.getsitepackages() + [site.getusersitepackages()])
     if package_parent not in site_directories:

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -35,6 +37,9 @@
 
 namespace popdist::cli {
 namespace {
+
+/// Set by popdist.launch to its process's pid (end_with_launching_process).
+constexpr const char* kLaunchParentVariable = "POPDIST_LAUNCH_PARENT";
 
 void say(const std::string& message) { fmt::print(stderr, "popdist run: {}\n", message); }
 
@@ -242,6 +247,17 @@ void announce(PreparedJob& job, const MpirunCommand& command, const std::string&
 
 /// A closed stdin (`popdist run ... <&-`) becomes /dev/null: mpirun would otherwise wait on the first
 /// file it opens as if it were its input, and the job would never start.
+/// Under popdist.launch: the job ends with the process that called it (a Jupyter kernel killed or
+/// restarted), as mpirun ends with popdist run: the kernel sends SIGTERM, the job's usual stop.
+/// POPDIST_LAUNCH_PARENT is that process's pid, checked against a parent that died before prctl.
+void end_with_launching_process(const EnvLookup& env) {
+  const auto parent = env(kLaunchParentVariable);
+  if (!parent) return;
+  ::unsetenv(kLaunchParentVariable);  // the instances' own popdist run, if any, is not launched
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+  if (std::to_string(::getppid()) != *parent) std::raise(SIGTERM);
+}
+
 void give_closed_stdin_null() {
   if (::fcntl(STDIN_FILENO, F_GETFD) >= 0 || errno != EBADF) return;
   const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: 0
@@ -345,6 +361,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     return 0;
   }
   give_closed_stdin_null();
+  end_with_launching_process(env);
   try {
     if (job.hooked_python_path) ::setenv("PYTHONPATH", job.hooked_python_path->c_str(), 1);  // for mpirun to pass on
     return run_attempts(job, *mpirun);

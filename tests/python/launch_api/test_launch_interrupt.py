@@ -1,6 +1,7 @@
 """Ctrl-C in the caller of popdist.launch ends the job and leaves nothing running: a script that
 launches two sleeping instances gets SIGINT (what Ctrl-C and a Jupyter interrupt send), raises
-KeyboardInterrupt, and no process whose command line names the job's directory remains."""
+KeyboardInterrupt, and no process whose command line names the job's directory remains. The
+same when the caller is killed outright (a Jupyter kernel killed or restarted): the job ends."""
 
 import os
 import signal
@@ -35,7 +36,8 @@ def _job_processes(marker):
     return subprocess.run(["pgrep", "-af", marker], capture_output=True, text=True).stdout.splitlines()
 
 
-def test_ctrl_c_ends_the_job_and_leaves_nothing_running(tmp_path):
+def _start_caller(tmp_path):
+    """The caller script, once both instances run; and the directory its job's processes name."""
     directory = tmp_path / f"popdist-launch-interrupt-{uuid.uuid4().hex}"
     directory.mkdir()
     script = tmp_path / "caller.py"
@@ -44,9 +46,27 @@ def test_ctrl_c_ends_the_job_and_leaves_nothing_running(tmp_path):
     caller = subprocess.Popen([sys.executable, str(script), str(directory)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
     try:
-        started = _wait_for(lambda: len(list(directory.glob("started.*"))) == 2, 120)
-        assert started, "the instances did not start"
+        assert _wait_for(lambda: len(list(directory.glob("started.*"))) == 2, 120), "the instances did not start"
         assert _job_processes(directory.name), "no process names the job's directory"
+    except BaseException:
+        caller.kill()
+        raise
+    return caller, directory
+
+
+def test_a_killed_caller_ends_the_job(tmp_path):
+    caller, directory = _start_caller(tmp_path)
+    caller.kill()  # SIGKILL: nothing of the caller runs any more
+    caller.communicate(timeout=60)
+    try:
+        assert _wait_for(lambda: not _job_processes(directory.name), 30), _job_processes(directory.name)
+    finally:
+        subprocess.run(["pkill", "-KILL", "-f", directory.name], check=False)  # what a failure left
+
+
+def test_ctrl_c_ends_the_job_and_leaves_nothing_running(tmp_path):
+    caller, directory = _start_caller(tmp_path)
+    try:
         caller.send_signal(signal.SIGINT)
         output, _ = caller.communicate(timeout=120)
     finally:
