@@ -163,9 +163,8 @@ def _failure(job_dir, attempt, entry):
 
 def _job_error(job_dir, report, status, stderr_tail):
     if report is None:
-        kind = UsageError if status == 2 else LaunchError
         message = f"popdist run ended with status {status} before the job started:\n{stderr_tail}"
-        return kind(message) if kind is UsageError else LaunchError(message, status=status)
+        return UsageError(message) if status == 2 else LaunchError(message, status=status)
     if report["stopped"]:
         return LaunchError(f"the job was stopped by a signal ({report['status_text']})", status=status)
     failures = [_failure(job_dir, report["attempt"], entry) for entry in report["failures"]]

@@ -59,8 +59,8 @@ class _TorchState:
         # The job's store behind the default group: instance 0's holds the server, keep it alive.
         self.store = None
         # The bound of popdist's own collectives on the user's behalf (the seed and length
-        # agreement): the timeout given to init_process_group/rendezvous/PopdistEnvironment, else
-        # torch's default.
+        # agreement): the timeout given to init_process_group/rendezvous/PopdistEnvironment; None:
+        # _default_bound().
         self.agreement_timeout = None
         # Under torchrun, before any process group: a client of torchrun's agent store, and the
         # agreements made through it (the same sequence on every instance).

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,6 +19,7 @@
 #include "instance_plan.hpp"
 #include "instance_status.hpp"
 #include "local_cores.hpp"
+#include "parent_death.hpp"
 #include "popdist/error.hpp"
 #include "whole_lines.hpp"
 
@@ -83,8 +83,7 @@ int open_log(const AgentOptions& options, int rank, const char* name) {
 
 [[noreturn]] void exec_program(const std::vector<std::string>& program, int out, int err, pid_t parent) {
   // Die with the agent: if mpirun kills it with SIGKILL, no program is left behind.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != parent) ::_exit(137);
+  if (!end_with_parent(SIGKILL, parent)) ::_exit(137);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
   std::vector<char*> argv;
@@ -194,9 +193,7 @@ int run_instance(const AgentOptions& options) {
   }
   // Die with mpirun (or its daemon): killed by SIGKILL, it can forward nothing (issue: instances
   // that never write would otherwise run on).
-  const pid_t launcher = ::getppid();
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (::getppid() != launcher) return 137;
+  if (!end_with_parent(SIGKILL, ::getppid())) return 137;
   set_instance_environment(options, plan, rank);
   const bool shown = !(options.output_from && *options.output_from != rank) && (options.log_dir.empty() || options.tee);
 

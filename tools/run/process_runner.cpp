@@ -1,7 +1,6 @@
 #include "process_runner.hpp"
 
 #include <fmt/format.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <thread>
 
 #include "instance_status.hpp"
+#include "parent_death.hpp"
 #include "stall_watch.hpp"
 #include "popdist/error.hpp"
 #include "unreaped_children.hpp"
@@ -178,9 +178,8 @@ class ForwardedSignals {
                                 const ForwardedSignals& signals) {
   // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
   // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
-  // instances as it does on a forwarded one. Checked against a parent that died before prctl.
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (::getppid() != parent) ::_exit(128 + SIGTERM);
+  // instances as it does on a forwarded one.
+  if (!end_with_parent(SIGTERM, parent)) ::_exit(128 + SIGTERM);
   // exec resets caught signals to their default; nothing else to undo.
   ::close(status_pipe[0]);
   if (g_handler_shared.own_group != 0) start_own_group();

@@ -2,11 +2,11 @@
 
 #include <fmt/format.h>
 #include <fcntl.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <chrono>
 #include <cstdlib>
@@ -27,6 +27,7 @@
 #include "master_endpoint.hpp"
 #include "mpirun_command.hpp"
 #include "notices.hpp"
+#include "parent_death.hpp"
 #include "popdist/error.hpp"
 #include "process_runner.hpp"
 #include "report_file.hpp"
@@ -245,19 +246,21 @@ void announce(PreparedJob& job, const MpirunCommand& command, const std::string&
   }
 }
 
-/// A closed stdin (`popdist run ... <&-`) becomes /dev/null: mpirun would otherwise wait on the first
-/// file it opens as if it were its input, and the job would never start.
 /// Under popdist.launch: the job ends with the process that called it (a Jupyter kernel killed or
 /// restarted), as mpirun ends with popdist run: the kernel sends SIGTERM, the job's usual stop.
-/// POPDIST_LAUNCH_PARENT is that process's pid, checked against a parent that died before prctl.
+/// POPDIST_LAUNCH_PARENT is that process's pid.
 void end_with_launching_process(const EnvLookup& env) {
   const auto parent = env(kLaunchParentVariable);
   if (!parent) return;
   ::unsetenv(kLaunchParentVariable);  // the instances' own popdist run, if any, is not launched
-  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-  if (std::to_string(::getppid()) != *parent) std::raise(SIGTERM);
+  pid_t pid = -1;
+  const auto* end = parent->data() + parent->size();
+  if (std::from_chars(parent->data(), end, pid).ptr != end) pid = -1;  // no process's: end now
+  if (!end_with_parent(SIGTERM, pid)) std::raise(SIGTERM);
 }
 
+/// A closed stdin (`popdist run ... <&-`) becomes /dev/null: mpirun would otherwise wait on the first
+/// file it opens as if it were its input, and the job would never start.
 void give_closed_stdin_null() {
   if (::fcntl(STDIN_FILENO, F_GETFD) >= 0 || errno != EBADF) return;
   const int null = ::open("/dev/null", O_RDONLY);  // the lowest free descriptor: 0
