@@ -76,6 +76,10 @@ struct TestServer {
 /// A raw TCP connection to the test server.
 inline Fd raw_connect(int port) { return connect_tcp("127.0.0.1", port, std::chrono::steady_clock::now() + 5s); }
 
+/// Whether `ready` holds within `timeout`, checked every few milliseconds (for state that the
+/// collector does not see change).
+bool eventually(const std::function<bool()>& ready, std::chrono::milliseconds timeout = 10s);
+
 /// Whether the peer closed `fd` within `timeout` (whatever it sent before is skipped).
 bool closed_by_peer(int fd, std::chrono::milliseconds timeout);
 

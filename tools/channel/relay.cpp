@@ -229,6 +229,8 @@ class Relay::Loop {
   std::deque<Pending> queue_;
   std::map<std::uint64_t, std::unique_ptr<Connection>> locals_;
   std::uint64_t next_id_ = 0;
+  std::uint64_t refused_ = 0;
+  Clock::time_point last_refusal_report_{};
   std::atomic<std::size_t> local_count_{0};
   std::atomic<bool> upstream_lost_{false};
   std::atomic<bool> finishing_{false};
@@ -248,8 +250,11 @@ void Relay::Loop::accept_all() {
     std::size_t waiting = 0;
     for (const auto& [id, local] : locals_) waiting += local->authenticated ? 0 : 1;
     if (waiting >= options_.max_unauthenticated) {
-      report("channel: host " + options_.host + "'s relay refused a local connection: " +
-             std::to_string(waiting) + " are already waiting to say Hello");
+      ++refused_;
+      if (Clock::now() - last_refusal_report_ >= std::chrono::seconds(1))  // a line a second, with the count
+        last_refusal_report_ = Clock::now(),
+        report("channel: host " + options_.host + "'s relay refused a local connection: " + std::to_string(waiting) +
+               " are already waiting to say Hello (" + std::to_string(refused_) + " refused so far)");
       continue;
     }
     std::string peer = "a local agent (pid unknown)";
@@ -260,7 +265,9 @@ void Relay::Loop::accept_all() {
 }
 
 void Relay::Loop::service_local(std::uint64_t id) {
-  Connection& local = *locals_.at(id);
+  const auto found = locals_.find(id);
+  if (found == locals_.end()) return;
+  Connection& local = *found->second;
   std::vector<Message> messages;
   try {
     const bool open = local.read_available(messages);

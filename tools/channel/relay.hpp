@@ -26,7 +26,8 @@ struct RelayOptions {
   int server_port = 0;
   std::vector<std::int32_t> instances;  ///< those of the relay's own agent
   std::chrono::milliseconds hello_deadline{2000};
-  std::size_t max_unauthenticated = 64;
+  /// Local connections without a Hello yet (same user only); a host's agents connect at once.
+  std::size_t max_unauthenticated = 4096;
   std::chrono::steady_clock::time_point connect_deadline;
 };
 

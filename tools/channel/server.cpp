@@ -133,7 +133,9 @@ class Server::Loop {
   }
 
   void service(std::uint64_t id, short revents) {
-    Connection& connection = *connections_.at(id);
+    const auto found = connections_.find(id);
+    if (found == connections_.end()) return;  // dropped since the poll (a flood's oldest)
+    Connection& connection = *found->second;
     bool open = true;
     std::vector<Message> messages;
     try {

@@ -22,8 +22,9 @@ struct ServerOptions {
   int port = 0;         ///< 0 = the kernel picks (see Server::port())
   std::string secret;
   std::chrono::milliseconds hello_deadline{2000};
-  /// Connections without a Hello yet; beyond it the oldest of them is dropped.
-  std::size_t max_unauthenticated = 64;
+  /// Connections without a Hello yet; beyond it the oldest of them is dropped (its relay
+  /// retries). The launcher sets at least its number of hosts: they all connect at start.
+  std::size_t max_unauthenticated = 256;
 };
 
 /// A message as it arrived: the host its connection's Hello named, and when (steady clock).
