@@ -37,6 +37,7 @@ class _Life:
         self.abort_armed = False
         self.abort_forced = False  # abort although init() did not complete (MPI up, exchange not)
         self.torch_release_arranged = False
+        self.torch_group_destroyed = []  # called once the default group is destroyed at exit
 
 
 _life = _Life()
@@ -232,10 +233,17 @@ def _end_instance(what):
 def arrange_torch_release(on_group_destroyed=None):
     """Once per process: release_torch_distributed() at exit, from the one exit callback (so
     before popdist finalizes). popdist.torch's init_process_group() and popdist.lightning's
-    environment call it."""
+    environment call it, in either order; each ``on_group_destroyed`` given is called once there."""
+    if on_group_destroyed is not None and on_group_destroyed not in _life.torch_group_destroyed:
+        _life.torch_group_destroyed.append(on_group_destroyed)
     if not _life.torch_release_arranged:
         _life.torch_release_arranged = True
-        at_exit(lambda: release_torch_distributed(on_group_destroyed))
+        at_exit(lambda: release_torch_distributed(_torch_group_destroyed))
+
+
+def _torch_group_destroyed():
+    for callback in _life.torch_group_destroyed:
+        callback()
 
 
 def release_torch_distributed(on_group_destroyed=None):

@@ -1,5 +1,5 @@
 """The rendezvous of popdist.torch under MPI launchers: one store that every instance reaches,
-agreed through popdist's MPI runtime (broadcast_bytes, allgather_bytes of popdist._mpi).
+agreed through popdist's MPI runtime (_agreement.py's JSON collectives over popdist._mpi).
 
 Two kinds of store. popdist.torch's own process group uses the job's store (_job_store.py): every
 connection must prove it knows a secret that instance 0 sent to the others over MPI, so a process
@@ -17,7 +17,6 @@ Needs torch (imported by popdist.torch before this module).
 import datetime
 import errno
 import fcntl
-import json
 import os
 import secrets
 import socket
@@ -25,17 +24,12 @@ import struct
 
 import torch.distributed as dist
 
-from . import _api, _job_store
-from .errors import PopDistError
+from . import _agreement, _api, _job_store
+from ._agreement import RendezvousError
 
 TOKEN_KEY = "popdist/rendezvous-token"
 LOOPBACK = "127.0.0.1"
 PROBE_CONNECT_SECONDS = 3.0  # a raw TCP connect to one candidate address (no route is immediate)
-
-
-class RendezvousError(PopDistError, RuntimeError):
-    """The instances could not agree a torch.distributed rendezvous; raised on every instance,
-    naming the address(es) and port. (Also a RuntimeError, as torch's own rendezvous errors are.)"""
 
 
 def agree_store(world, timeout, rendezvous_seconds):
@@ -59,21 +53,17 @@ def agree(world, rendezvous_seconds, authenticated=False):
             raise RendezvousError(offer["error"])
         return master, offer["candidates"][0], offer["port"]
 
-    backend = _api._backend()
     rank = _api.getInstanceIndex()
     # First every instance must be here, within the bound: one that exited (cleanly or not) or
     # is late is named by a TimeoutError on the others instead of leaving them in the broadcast.
     caller = "popdist.torch rendezvous"
-    backend.allgather_bytes(b"", timeout=rendezvous_seconds, caller=caller)
-    master = None
+    _agreement.mpi_allgather_json(None, rendezvous_seconds, caller)
+    master, offer = None, None
     if rank == 0:
         # Only instance 0 reads MASTER_ADDR/MASTER_PORT: whatever goes wrong there reaches the
         # others through the broadcast instead of leaving them waiting in it.
         master, offer = _start_master(world, step, authenticated)
-        message = json.dumps(offer).encode()
-    else:
-        message = b""
-    offer = json.loads(backend.broadcast_bytes(message, 0))
+    offer = _agreement.mpi_broadcast_json(offer, 0)
     if not offer["ok"]:
         raise RendezvousError(offer["error"])
 
@@ -90,8 +80,7 @@ def agree(world, rendezvous_seconds, authenticated=False):
                 clients[index] = client
     # Each instance probes each address for at most a step (a connect, then the store's token).
     probing = (len(candidates) + 1) * (rendezvous_seconds + PROBE_CONNECT_SECONDS)
-    everyone = [json.loads(piece) for piece in
-                backend.allgather_bytes(json.dumps(reachable).encode(), timeout=probing, caller=caller)]
+    everyone = _agreement.mpi_allgather_json(reachable, probing, caller)
     common = [i for i in range(len(candidates)) if all(i in r for r in everyone)]
     if not common:
         seen = "; ".join(f"instance {i} reached {[candidates[j] for j in r] or 'none'}" for i, r in enumerate(everyone))

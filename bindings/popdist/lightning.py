@@ -36,13 +36,11 @@ except ImportError as _lightning_error:
             name="lightning",
         ) from _lightning_error
 
-import json as _json
 import os as _os
 import warnings as _warnings
 
-from . import _api
-from . import torch as _popdist_torch
-from . import _torch_rendezvous
+from . import torch as _popdist_torch  # noqa: F401 - needs torch: its ImportError names it
+from . import _agreement, _api, _lifecycle, _torch_rendezvous
 from .errors import UsageError
 
 __all__ = ["PopdistEnvironment", "trainer_kwargs"]
@@ -54,11 +52,8 @@ def _host_layout():
     if _api.getNumInstances() == 1:
         return [1]
     if not _api.isBackendInitialized():
-        _api.init()
-    host = _api.topology().host_index
-    gathered = _api._backend().allgather_bytes(_json.dumps(host).encode(), timeout=_popdist_torch._agreement_seconds(),
-                                               caller="popdist.lightning.trainer_kwargs")
-    hosts = [_json.loads(p) for p in gathered]
+        _api.init()  # before reading the host index: MPI's shared-memory split gives it
+    hosts = _agreement.allgather_json(_api.topology().host_index, caller="popdist.lightning.trainer_kwargs")
     counts = {}
     for h in hosts:
         counts[h] = counts.get(h, 0) + 1
@@ -69,7 +64,7 @@ def trainer_kwargs():
     """``{"devices": instances per host, "num_nodes": hosts}`` for ``lightning.Trainer``, matching
     this job. Lightning's ranks need the same number of instances on every host: an uneven layout
     is a UsageError naming it. (A collective under several instances: call it on every instance.)"""
-    if _popdist_torch._under_torchrun():
+    if _agreement.under_torchrun():
         local = int(_os.environ.get("LOCAL_WORLD_SIZE", "1"))
         return {"devices": local, "num_nodes": _api.getNumInstances() // local}
     layout = _host_layout()
@@ -89,16 +84,16 @@ class PopdistEnvironment(_ClusterEnvironment):
 
     def __init__(self, timeout=None):
         super().__init__()
-        timeout = _popdist_torch._as_timedelta(timeout, "popdist.lightning.PopdistEnvironment")
-        _popdist_torch._bound_agreements(timeout)
-        self._rendezvous_seconds = timeout.total_seconds() if timeout else _popdist_torch.RENDEZVOUS_TIMEOUT
+        timeout = _agreement.as_timedelta(timeout, "popdist.lightning.PopdistEnvironment")
+        _agreement.bound_agreements(timeout)
+        self._rendezvous_seconds = timeout.total_seconds() if timeout else _agreement.RENDEZVOUS_TIMEOUT
         self._address = None
         self._port = None
         self._store = None  # instance 0's holds the server that Lightning's env:// rendezvous joins
         self._warned_world_size = False
         # Lightning creates the process group; its gloo threads must still be gone before the
         # interpreter finalizes (popdist.torch's teardown at exit).
-        _popdist_torch._arrange_release_at_exit()
+        _lifecycle.arrange_torch_release()
         # Lightning decides its rank-zero-only logging from RANK/LOCAL_RANK/SLURM_PROCID at import,
         # which `popdist run` and mpirun do not set: without this, every instance would log as rank 0
         # until the strategy sets the rank.
@@ -117,7 +112,7 @@ class PopdistEnvironment(_ClusterEnvironment):
     def _agree(self):
         if self._address is not None:
             return
-        if _popdist_torch._under_torchrun():
+        if _agreement.under_torchrun():
             self._address = _os.environ.get("MASTER_ADDR", "127.0.0.1")
             self._port = int(_os.environ.get("MASTER_PORT", "29500"))
             return

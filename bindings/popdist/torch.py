@@ -33,22 +33,14 @@ except ImportError as _error:
         name="torch",
     ) from _error
 
-import datetime as _datetime
-import json as _json
-import os as _os
-import secrets as _secrets
-
-from . import _api, _lifecycle, _torch_rendezvous as _rendezvous
+from . import _agreement, _api, _core, _lifecycle, _torch_rendezvous as _rendezvous
 from .errors import UsageError
 
 __all__ = ["DataLoader", "DistributedSampler", "RendezvousError", "device", "init_process_group", "rendezvous"]
 
-RendezvousError = _rendezvous.RendezvousError
-
-#: Seconds the rendezvous (store start, probes, connection) may take at most, whatever the
-#: process group's own timeout: a rendezvous that cannot complete fails this fast.
-RENDEZVOUS_TIMEOUT = 60.0
-
+RendezvousError = _agreement.RendezvousError
+RENDEZVOUS_TIMEOUT = _agreement.RENDEZVOUS_TIMEOUT  # the bound of each rendezvous step
+NO_LIMIT = _agreement.NO_LIMIT  # what timeout=inf becomes
 
 
 class _TorchState:
@@ -58,14 +50,6 @@ class _TorchState:
     def __init__(self):
         # The job's store behind the default group: instance 0's holds the server, keep it alive.
         self.store = None
-        # The bound of popdist's own collectives on the user's behalf (the seed and length
-        # agreement): the timeout given to init_process_group/rendezvous/PopdistEnvironment; None:
-        # _default_bound().
-        self.agreement_timeout = None
-        # Under torchrun, before any process group: a client of torchrun's agent store, and the
-        # agreements made through it (the same sequence on every instance).
-        self.agent_store = None
-        self.agent_store_rounds = 0
 
     def forget_store(self):
         # At exit the server keeps serving until the process ends: a peer may still be tearing down.
@@ -85,42 +69,19 @@ class _TorchState:
 _state = _TorchState()
 
 
-#: What "no limit" (timeout=inf, or anything longer) becomes for torch, which needs a timedelta it
-#: can turn into milliseconds and add to a clock in nanoseconds: 50 years fits both, with room.
-NO_LIMIT = _datetime.timedelta(days=50 * 365)
-
-
-def _as_timedelta(timeout, call, name="timeout"):
-    """``timeout`` (seconds, a timedelta, or None for the default) under popdist's timeout rule:
-    positive = that long, inf (or longer than torch can express) = no limit (NO_LIMIT); 0,
-    negative or NaN = UsageError naming ``call`` and the argument."""
-    if timeout is None:
-        return None
-    if isinstance(timeout, _datetime.timedelta):
-        if timeout <= _datetime.timedelta(0):
-            raise UsageError(f"{call}: {name}={timeout!r} is not a timeout: expected a positive duration, a positive "
-                             "number of seconds, or float('inf') for no limit")
-        return min(timeout, NO_LIMIT)
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise UsageError(f"{call}: {name} must be a number of seconds, a datetime.timedelta or None, got "
-                         f"{_api._shown(repr(timeout))}")
-    seconds = _api._core.checked_timeout(timeout, call)  # the rule: NaN, 0 and negatives are errors
-    return NO_LIMIT if seconds >= NO_LIMIT.total_seconds() else _datetime.timedelta(seconds=seconds)
-
-
 def _checked_backend(backend, call):
     """``backend`` as torch.distributed takes it (None: nccl with CUDA, else gloo); a name torch
     does not have here is a UsageError naming it and the ones it has (not torch's AssertionError)."""
     if backend is None:
         return _default_backend()
     if not isinstance(backend, str):
-        raise UsageError(f"{call}: backend must be a str such as 'gloo' or None, got {_api._shown(repr(backend))}")
+        raise UsageError(f"{call}: backend must be a str such as 'gloo' or None, got {_core.shown_text(repr(backend))}")
     # torch also takes "cpu:gloo,cuda:nccl": every named backend must exist.
     names = [piece.split(":")[-1].strip().lower() for piece in backend.split(",")]
     missing = [n for n in names if not n or not _backend_available(n)]
     if missing:
         known = [n for n in ("gloo", "nccl", "mpi", "ucc", "xccl") if _backend_available(n)]
-        raise UsageError(f"{call}: backend={_api._shown(repr(backend))} is not a torch.distributed backend available "
+        raise UsageError(f"{call}: backend={_core.shown_text(repr(backend))} is not a torch.distributed backend available "
                          f"here (available: {', '.join(known) or 'none'})")
     return backend
 
@@ -132,28 +93,6 @@ def _backend_available(name):
         return False
 
 
-def _bound_agreements(timeout):
-    if timeout is not None:
-        _state.agreement_timeout = timeout
-
-
-def _default_bound():
-    """The bound when the user gave no timeout: POPDIST_SYNC_TIMEOUT when set (synchronize's
-    default, read by its rule), else torch's default group timeout (30 min)."""
-    seconds = _api._core.parsed_timeout_variable(_os.environ.get("POPDIST_SYNC_TIMEOUT"))
-    return _dist.default_pg_timeout if seconds is None else _datetime.timedelta(seconds=seconds)
-
-
-def _agreement_seconds():
-    return (_state.agreement_timeout or _default_bound()).total_seconds()
-
-
-def _under_torchrun():
-    # Not TORCHELASTIC_RUN_ID alone: popdist run exports it too (for Lightning) and has no agent
-    # store; it says POPDIST_LAUNCHER=openmpi, so popdist's detection names the launcher.
-    return _api.topology().launcher == "torchrun"
-
-
 def _default_backend():
     return "nccl" if _torch.cuda.is_available() else "gloo"
 
@@ -162,18 +101,18 @@ def rendezvous(timeout=None):
     """``(store, rank, world_size)`` for this job without creating a process group: a TCPStore
     agreed as described in the module's docstring (a HashStore in a world of one). Under torchrun
     use ``env://`` instead (this raises UsageError there)."""
-    if _under_torchrun():
+    if _agreement.under_torchrun():
         raise UsageError("popdist.torch.rendezvous(): under torchrun use its env:// rendezvous "
                          "(popdist.torch.init_process_group() does)")
-    given = _as_timedelta(timeout, "popdist.torch.rendezvous")
-    _bound_agreements(given)
-    timeout = given or _default_bound()
+    given = _agreement.as_timedelta(timeout, "popdist.torch.rendezvous")
+    _agreement.bound_agreements(given)
+    timeout = given or _agreement.default_bound()
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if world == 1:
         return _dist.HashStore(), 0, 1
     if not _api.isBackendInitialized():
         _api.init()
-    store = _rendezvous.agree_store(world, timeout, min(timeout.total_seconds(), RENDEZVOUS_TIMEOUT))
+    store = _rendezvous.agree_store(world, timeout, min(timeout.total_seconds(), _agreement.RENDEZVOUS_TIMEOUT))
     return store, rank, world
 
 
@@ -192,8 +131,8 @@ def init_process_group(backend=None, timeout=None, **kwargs):
             raise UsageError(f"popdist.torch.init_process_group(): {name}={kwargs[name]!r} is decided by popdist "
                              "(rank = instance index, world size = number of instances); do not pass it")
     call = "popdist.torch.init_process_group"
-    timeout = _as_timedelta(timeout, call)
-    _bound_agreements(timeout)
+    timeout = _agreement.as_timedelta(timeout, call)
+    _agreement.bound_agreements(timeout)
     backend = _checked_backend(backend, call)
     rank, world = _api.getInstanceIndex(), _api.getNumInstances()
     if _dist.is_initialized():
@@ -204,7 +143,7 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         return _dist.group.WORLD
     if timeout is not None:
         kwargs["timeout"] = timeout
-    if _under_torchrun():
+    if _agreement.under_torchrun():
         # torchrun's agent already rendezvoused: its MASTER_ADDR/PORT, RANK and WORLD_SIZE as they are.
         _dist.init_process_group(backend, init_method="env://", **kwargs)
     else:
@@ -213,15 +152,8 @@ def init_process_group(backend=None, timeout=None, **kwargs):
         _dist.init_process_group(backend, store=_state.store, rank=rank, world_size=world, **kwargs)
     # The group's worker threads must be gone before the interpreter finalizes (_lifecycle.py says
     # why): the release runs from Python's atexit, while the interpreter is whole.
-    _arrange_release_at_exit()
-    return _dist.group.WORLD
-
-
-def _arrange_release_at_exit():
-    """torch.distributed's release at exit, once per process (popdist._lifecycle owns it).
-    init_process_group() calls it; so does popdist.lightning's environment, whose group Lightning
-    creates."""
     _lifecycle.arrange_torch_release(_state.forget_store)
+    return _dist.group.WORLD
 
 
 def device():
@@ -236,57 +168,6 @@ def device():
                          f"(local instance {_api.getLocalInstanceIndex()} x {len(ordinals)} devices), but "
                          f"torch.cuda.device_count() is {available}")
     return _torch.device("cuda", ordinals[0])
-
-
-# --- agreement between instances (seeds, data set lengths) ----------------------------------------
-
-
-def _allgather_json(value):
-    """Every instance's value (JSON-able), in instance order: through popdist's MPI (initialized
-    if needed) unless this is torchrun, which has no MPI job: then through torch.distributed."""
-    if _api.getNumInstances() == 1:
-        return [value]
-    if _under_torchrun():
-        if not _dist.is_initialized():
-            return _allgather_through_agent_store(value)
-        gathered = [None] * _dist.get_world_size()
-        _dist.all_gather_object(gathered, value)
-        return gathered
-    if not _api.isBackendInitialized():
-        _api.init()
-    gathered = _api._backend().allgather_bytes(_json.dumps(value).encode(), timeout=_agreement_seconds(),
-                                               caller="popdist.torch.DistributedSampler")
-    return [_json.loads(piece) for piece in gathered]
-
-
-def _allgather_through_agent_store(value):
-    """Under torchrun before init_process_group() (Lightning creates the group in fit(), after the
-    script built its loaders): through the TCPStore torchrun's agent serves on MASTER_ADDR:
-    MASTER_PORT (TORCHELASTIC_USE_AGENT_STORE=True), which torch's own env:// joins the same way.
-    Each agreement is one round of keys, under a prefix of the run and its restart."""
-    if _state.agent_store is None:
-        if _os.environ.get("TORCHELASTIC_USE_AGENT_STORE") != "True":
-            raise UsageError("popdist.torch: under torchrun without its agent's store (TORCHELASTIC_USE_AGENT_STORE="
-                             f"{_os.environ.get('TORCHELASTIC_USE_AGENT_STORE')!r}), call "
-                             "popdist.torch.init_process_group() before creating a DistributedSampler or DataLoader "
-                             "(the instances agree on the seed through it)")
-        address, port = _os.environ.get("MASTER_ADDR", "127.0.0.1"), int(_os.environ.get("MASTER_PORT", "29500"))
-        client = _dist.TCPStore(address, port, None, False, timeout=_datetime.timedelta(seconds=RENDEZVOUS_TIMEOUT))
-        prefix = f"popdist/{_os.environ.get('TORCHELASTIC_RUN_ID', '')}/{_os.environ.get('TORCHELASTIC_RESTART_COUNT', '0')}/"
-        _state.agent_store = _dist.PrefixStore(prefix, client)
-    _state.agent_store_rounds += 1
-    store, rounds = _state.agent_store, _state.agent_store_rounds
-    rank, world = _api.getInstanceIndex(), _api.getNumInstances()
-    keys = [f"agree/{rounds}/{i}" for i in range(world)]
-    store.set(keys[rank], _json.dumps(value))
-    try:
-        store.wait(keys)
-    except Exception as error:  # torch raises DistStoreError on its timeout
-        missing = [i for i, key in enumerate(keys) if not store.check([key])]
-        raise RendezvousError(f"popdist.torch: instances {missing} did not take part in agreement "
-                              f"{rounds} through torchrun's store within {RENDEZVOUS_TIMEOUT:g} s "
-                              f"({str(error).strip().splitlines()[0] if str(error).strip() else error})") from error
-    return [_json.loads(store.get(key)) for key in keys]
 
 
 class DistributedSampler(_TorchDistributedSampler):
@@ -320,7 +201,8 @@ class DistributedSampler(_TorchDistributedSampler):
         # and the data set's length (different lengths would give different shards and batch counts).
         # The seed is read, not drawn: torch's RNG streams stay as they would be without popdist.
         draw = _torch.initial_seed() % 2**63 if seed is None and rank_ == 0 else None
-        gathered = _allgather_json({"seed": seed, "draw": draw, "length": length})
+        gathered = _agreement.allgather_json({"seed": seed, "draw": draw, "length": length},
+                                             caller="popdist.torch.DistributedSampler")
         _check_agreement(gathered, seed)
         agreed = gathered[0]["draw"] if seed is None else seed
         super().__init__(dataset, num_replicas=world, rank=rank_, shuffle=shuffle, seed=agreed, drop_last=drop_last)
@@ -391,7 +273,7 @@ def _check_sharded(sampler, batch_sampler):
     else:
         why = ("it is not a DistributedSampler over popdist's instances, so every instance would read the whole "
                "data set")
-    raise UsageError(f"popdist.torch.DataLoader: {name}={_api._shown(repr(given))} is refused: {why}. "
+    raise UsageError(f"popdist.torch.DataLoader: {name}={_core.shown_text(repr(given))} is refused: {why}. "
                      "popdist.torch.DataLoader shards with its own sampler: leave sampler/batch_sampler out (pass "
                      "shuffle= and seed= instead), or use torch.utils.data.DataLoader with your sampler and shard "
                      "it yourself (popdist.torch.DistributedSampler shards a data set)")

@@ -1,10 +1,11 @@
 """Shared fixtures of the Python suites.
 
 Layout:
-  tests/python/test_*.py         single process, no launcher (run by plain pytest)
-  tests/python/launch/test_*.py  single pytest process that starts mpirun jobs (examples, scripts)
-  tests/python/launch_api/       popdist.launch: jobs started from Python, a notebook in a real kernel
-  tests/python/mpi/test_*.py     run by every rank: mpirun -n N python -m mpi4py -m pytest tests/python/mpi
+  tests/python/test_*.py              single process, no launcher (run by plain pytest)
+  tests/python/mpirun_jobs/test_*.py  single pytest process that starts mpirun jobs (examples, scripts)
+  tests/python/launch/                popdist.launch: jobs started from Python, a notebook in a real kernel
+  tests/python/torch/                 popdist.torch and popdist.lightning (their own jobs included)
+  tests/python/mpi/test_*.py          run by every rank: mpirun -n N python -m mpi4py -m pytest tests/python/mpi
 """
 
 import os
@@ -18,7 +19,7 @@ _LAUNCHED = any(name in os.environ for name in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZ
 collect_ignore = [] if _LAUNCHED else ["mpi"]
 if _LAUNCHED:
     # Under mpirun only the multi-rank suite runs (the others would start mpirun inside mpirun).
-    collect_ignore += ["launch", "launch_api"]
+    collect_ignore += ["mpirun_jobs", "launch"]
 
 
 @pytest.fixture

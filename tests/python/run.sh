@@ -1,21 +1,22 @@
 #!/usr/bin/env bash
 # Runs every Python suite of popdist:
 #   1. single process: tests/python/test_*.py (no launcher; env-driven getters in subprocesses),
-#      and tests/python/launch/ (jobs started with mpirun: examples, popdist-first, abort hook);
+#      and tests/python/mpirun_jobs/ (jobs started with mpirun: examples, popdist-first, abort
+#      hook, interrupts);
 #   2. popdist.torch and popdist.lightning: tests/python/torch (single processes, and torch jobs
 #      the tests start with mpirun, popdist run and torchrun themselves), in two parts: the
 #      launched training jobs and departures (torch_jobs, the longest files), and the rest;
 #   3. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4;
-#   4. popdist.launch: tests/python/launch_api (jobs started from Python, a notebook in a real kernel).
+#   4. popdist.launch: tests/python/launch (jobs started from Python, a notebook in a real kernel).
 #
-# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|torch_jobs|mpi:N|launch_api]
+# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|torch_jobs|mpi:N|launch]
 #   (default)          test the installed package (`pip install .` done beforehand)
 #   --install          run `pip install .` first
 #   --build-tree DIR   test a CMake build tree configured with -DPOPDIST_BUILD_PYTHON=ON instead
 #                      (PYTHONPATH=DIR/bindings, the CLI from DIR/tools)
 #   --suite S          one suite only: `single` (1.), `torch` or `torch_jobs` (2.), `mpi:N` (3. at
-#                      N ranks) or `launch_api` (4.); CTest runs each as its own test (Python.single,
-#                      Python.torch, Python.torch_jobs, Python.mpi.Nranks, Python.launch_api),
+#                      N ranks) or `launch` (4.); CTest runs each as its own test (Python.single,
+#                      Python.torch, Python.torch_jobs, Python.mpi.Nranks, Python.launch),
 #                      so that they run side by side. Exit 77 when popdist
 #                      is not importable, so that CTest reports a skip naming the cause.
 # Environment: PYTHON (default python3), PYTEST_ARGS (extra pytest arguments).
@@ -30,7 +31,7 @@ while (($#)); do
     --install) install=1 ;;
     --build-tree) build_tree=$(cd "$2" && pwd); shift ;;
     --suite) suite=$2; shift ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -69,11 +70,11 @@ pytest=("$python" -m pytest -c "$root/pyproject.toml" --rootdir "$root" -p no:ca
 
 single_suite() {
   echo "== popdist Python: single-process and mpirun-launched suites"
-  "${pytest[@]}" --ignore "$root/tests/python/torch" --ignore "$root/tests/python/launch_api" "$root/tests/python"
+  "${pytest[@]}" --ignore "$root/tests/python/torch" --ignore "$root/tests/python/launch" "$root/tests/python"
 }
-launch_api_suite() {
+launch_suite() {
   echo "== popdist Python: popdist.launch"
-  "${pytest[@]}" "$root/tests/python/launch_api"
+  "${pytest[@]}" "$root/tests/python/launch"
 }
 # The torch jobs' two longest files, a suite of their own so that neither part nears CTest's
 # timeout on a loaded machine.
@@ -94,12 +95,12 @@ mpi_suite() {
     "${pytest[@]:0:1}" -m mpi4py "${pytest[@]:1}" --capture=sys "$root/tests/python/mpi"
 }
 case "$suite" in
-  all) single_suite; torch_suite; torch_jobs_suite; launch_api_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
+  all) single_suite; torch_suite; torch_jobs_suite; launch_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
        echo "== popdist Python: all suites passed" ;;
   single) single_suite ;;
   torch) torch_suite ;;
   torch_jobs) torch_jobs_suite ;;
-  launch_api) launch_api_suite ;;
+  launch) launch_suite ;;
   mpi:[1-9]) mpi_suite "${suite#mpi:}" ;;
-  *) echo "run.sh: --suite '$suite' is not 'single', 'torch', 'torch_jobs', 'launch_api' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
+  *) echo "run.sh: --suite '$suite' is not 'single', 'torch', 'torch_jobs', 'launch' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
 esac

@@ -3,7 +3,7 @@
     mpirun -n N python -m mpi4py -m pytest tests/python/mpi
 
 (`python -m mpi4py` initializes MPI before popdist does: the "mpi4py first" interop case; the
-"popdist first" case is tests/python/launch/). A failure on one rank must never leave the others
+"popdist first" case is tests/python/mpirun_jobs/). A failure on one rank must never leave the others
 waiting in a collective of the failed test: the failing rank prints its report with its rank and
 aborts the whole job (MPI_Abort), and a per-test watchdog dumps every thread's stack and exits a
 rank that is stuck, which makes mpirun end the job.

@@ -106,7 +106,7 @@ def test_infinity_is_no_limit_for_every_timeout():
 import datetime, json, math, popdist, popdist.torch, popdist.lightning, torch.distributed as dist
 store, rank, world = popdist.torch.rendezvous(timeout=math.inf)
 popdist.torch.init_process_group(timeout=math.inf)
-t = popdist.torch._as_timedelta
+t = popdist._agreement.as_timedelta
 print(json.dumps({"world": dist.get_world_size(),
                   "no_limit": [t(v, "f") == popdist.torch.NO_LIMIT
                                for v in (math.inf, 1e20, 10**400, datetime.timedelta.max)],

@@ -17,7 +17,7 @@ import time
 import pytest
 
 from helpers import popdist_cli
-from test_launch import MPIRUN, SCRIPTS, environment
+from test_mpirun_jobs import MPIRUN, SCRIPTS, environment
 
 pytestmark = [pytest.mark.mpirun]
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from test_launch import MPIRUN, environment
+from test_mpirun_jobs import MPIRUN, environment
 
 pytestmark = [pytest.mark.mpirun]
 

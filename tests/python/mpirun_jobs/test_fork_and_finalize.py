@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from test_launch import SCRIPTS, mpirun
+from test_mpirun_jobs import SCRIPTS, mpirun
 
 pytestmark = [pytest.mark.mpirun]
 
