@@ -133,7 +133,7 @@ def python_startup_directory(popdist):
 
 def python_startup(popdist):
     """Python instances start with popdist run's hook first on PYTHONPATH (it tears torch.distributed
-    down at exit, tools/run/python_startup/sitecustomize.py); the user's PYTHONPATH and own
+    down at exit, tools/agent/python_startup/sitecustomize.py); the user's PYTHONPATH and own
     sitecustomize still count, the hook's directory is off sys.path once it ran, and
     POPDIST_PYTHON_EXIT_HOOK=0 leaves PYTHONPATH as the user set it."""
     hook = python_startup_directory(popdist)
@@ -401,7 +401,7 @@ def whole_lines(popdist):
     # the program's exit status and signals still come through
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
-    # and the agent records them (tools/run/instance_status.hpp), for when mpirun hangs
+    # and the agent records them (tools/job/instance_status.hpp), for when mpirun hangs
     with tempfile.TemporaryDirectory() as directory:
         # (a program killed by a signal: the agent ends by the same signal, and records 128 + it)
         for program, returned, expected in ((["sh", "-c", "exit 5"], 5, 5), (["sh", "-c", "kill -KILL $$"], -9, 137),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Where is everyone? `popdist stacks` on real `popdist run` jobs (tools/run/stack_report.hpp):
+"""Where is everyone? `popdist stacks` on real `popdist run` jobs (tools/stacks/stack_report.hpp):
 a 2-instance torch job whose instances hang in two places, and how the command finds a job.
 Usage: stack_checks.py <check> <popdist>."""
 

@@ -4,7 +4,7 @@
 
 #include <fstream>
 
-#include "failure_report.hpp"
+#include "run/report/failure_report.hpp"
 
 using Catch::Matchers::Contains;
 using popdist::cli::describe_status;

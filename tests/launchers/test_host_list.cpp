@@ -4,10 +4,10 @@
 #include <sstream>
 #include <string>
 
-#include "host_list.hpp"
-#include "host_source.hpp"
-#include "hostfile.hpp"
 #include "popdist/error.hpp"
+#include "run/plan/host_list.hpp"
+#include "run/plan/host_source.hpp"
+#include "run/plan/hostfile.hpp"
 
 using popdist::UsageError;
 using popdist::cli::expand_hostlist;

@@ -2,7 +2,7 @@
 // derived from its rank, the same as the full plan gives (exhaustively over small jobs).
 #include <catch2/catch.hpp>
 
-#include "instance_plan.hpp"
+#include "job/instance_plan.hpp"
 #include "popdist/error.hpp"
 
 using popdist::cli::plan_argument;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "instance_status.hpp"
+#include "job/instance_status.hpp"
 
 using popdist::cli::first_recorded_failure;
 using popdist::cli::instance_status_file;

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "listen_port.hpp"
+#include "run/plan/listen_port.hpp"
 
 using popdist::cli::kLowestOfferedPort;
 using popdist::cli::parse_port_range;

@@ -3,9 +3,9 @@
 // The machine's network is injected, so these rules are tested without one.
 #include <catch2/catch.hpp>
 
-#include "launch_plan.hpp"
-#include "master_endpoint.hpp"
+#include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
+#include "run/plan/master_endpoint.hpp"
 
 using popdist::lookup_in;
 using popdist::UsageError;

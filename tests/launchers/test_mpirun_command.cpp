@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
-#include "command_length.hpp"
-#include "instance_agent.hpp"
-#include "launch_plan.hpp"
-#include "mpirun_command.hpp"
+#include "agent/instance_agent.hpp"
+#include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
+#include "run/mpirun/command_length.hpp"
+#include "run/mpirun/mpirun_command.hpp"
 
 using popdist::cli::build_mpirun_command;
 using popdist::cli::HostSpec;

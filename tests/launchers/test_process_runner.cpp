@@ -4,9 +4,9 @@
 
 #include <chrono>
 
-#include "instance_status.hpp"
+#include "job/instance_status.hpp"
 #include "popdist/error.hpp"
-#include "process_runner.hpp"
+#include "run/supervise/process_runner.hpp"
 
 using popdist::cli::HangWatch;
 using popdist::cli::run_and_wait;

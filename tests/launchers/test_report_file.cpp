@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "report_file.hpp"
+#include "run/report/report_file.hpp"
 
 using Catch::Matchers::Contains;
 using popdist::cli::AttemptOutcome;

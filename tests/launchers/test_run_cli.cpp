@@ -4,11 +4,11 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "find_program.hpp"
-#include "launch_plan.hpp"
+#include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run_command.hpp"
-#include "topology_table.hpp"
+#include "run/mpirun/find_program.hpp"
+#include "run/options/run_command.hpp"
+#include "run/plan/topology_table.hpp"
 
 using popdist::cli::RunOptions;
 

@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "job_variables.hpp"
-#include "notices.hpp"
-#include "poprun_ipu_options.hpp"
-#include "run_line.hpp"
+#include "run/options/notices.hpp"
+#include "run/options/poprun_ipu_options.hpp"
+#include "run/options/run_line.hpp"
+#include "run/plan/job_variables.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;

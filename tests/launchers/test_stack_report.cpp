@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "instance_status.hpp"
-#include "stack_report.hpp"
+#include "job/instance_status.hpp"
+#include "stacks/stack_report.hpp"
 
 using popdist::cli::collect_stack_report;
 using popdist::cli::format_stack_report;

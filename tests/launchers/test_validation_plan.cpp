@@ -1,9 +1,9 @@
 // Validation messages and PopRun's even division of instances and replicas.
 #include <catch2/catch.hpp>
 
-#include "launch_plan.hpp"
+#include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "validation.hpp"
+#include "run/options/validation.hpp"
 
 using Catch::Matchers::Contains;
 using popdist::cli::HostSpec;
