@@ -78,7 +78,7 @@ def wait_for_idle_nodes(env, seconds=30):
         if time.monotonic() > deadline or result.returncode != 0 or not states:
             break
         time.sleep(0.2)
-    check(False, f"the Slurm testbed is not up and idle (fixture launchers.slurm.up): {describe(result)}")
+    check(False, f"the Slurm testbed is not up and idle (fixture popdist_run.slurm.up): {describe(result)}")
 
 
 def labelled_views(argv, env, label, timeout):
