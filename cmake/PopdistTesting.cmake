@@ -3,7 +3,7 @@
 # popdist_mpi_environment(<out-var>) -- the environment every test that runs mpirun needs here:
 #   as root Open MPI refuses to start without the two ALLOW variables; with more ranks than cores
 #   busy-polling ranks starve each other unless they yield; loopback only; and `pml ^cm` skips
-#   ~200 ms of probing for fabrics a single host does not have (DESIGN.md 8).
+#   ~200 ms of probing for fabrics a single host does not have (design.md §8).
 #
 # popdist_add_mpi_test(NAME <name> COMMAND <exe> [args...] RANKS <n>... [TIMEOUT <s>] [LABELS ...])
 #   registers <name>.<n>ranks per rank count, run as `mpirun -np <n> --oversubscribe <exe> args`.

@@ -1,6 +1,6 @@
 """The PopDist API over popdist's C++ core.
 
-The extension module ``_core`` (DESIGN.md 9), over the shared core both extension modules load
+The extension module ``_core`` (design.md §9), over the shared core both extension modules load
 (``libpopdist_python_core.so``: the current topology, the argument rules, the error types), adds
 the registry's calls with their one-instance behaviour without MPI and the process lifecycle
 (init, finalize, exit, uncaught exceptions), and loads the MPI backend ``_mpi`` on the first call

@@ -2,7 +2,7 @@
 // The registry's calls in a job of one instance before init() (or after finalize()): they do what
 // they would do in that job -- synchronize returns, execute_on_instances runs the function --
 // without MPI, so that the PopDist pattern `if isPopdistEnvSet(): init()` followed by
-// unconditional calls works in a plain single process (DESIGN.md 4). The same argument checks as
+// unconditional calls works in a plain single process (design.md §4). The same argument checks as
 // under MPI (popdist/arguments.hpp); ids used here all name the one set {0}.
 
 #include <pybind11/pybind11.h>

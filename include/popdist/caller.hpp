@@ -3,7 +3,7 @@
 /// Who called, for errors: the public call's name and the registration call's name in the
 /// language of the API the user called (C++: register_communicator; Python's bindings:
 /// registerCommunicator), so that a message names the user's own functions where it is raised
-/// (DESIGN.md 4) instead of being rewritten on its way out.
+/// (design.md §7) instead of being rewritten on its way out.
 
 namespace popdist::detail {
 

@@ -80,7 +80,7 @@ static_assert(every_popdist_getter_defined(),
 [[nodiscard]] inline bool checkNumIpusPerReplica(unsigned ipus) {
   return check_ipus_per_replica(topology(), static_cast<int>(ipus));
 }
-/// The id of this instance's multi-IPU device group (DESIGN.md 4); 0 takes the IPUs per replica
+/// The id of this instance's multi-IPU device group (design.md §4); 0 takes the IPUs per replica
 /// from the environment.
 [[nodiscard]] inline std::int64_t getDeviceId(unsigned ipusPerReplica = 0) {
   return device_id(topology(), static_cast<int>(ipusPerReplica));

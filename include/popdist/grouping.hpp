@@ -1,6 +1,6 @@
 #pragma once
 /// @file grouping.hpp
-/// Replica grouping with PopXL's rules (DESIGN.md 6).
+/// Replica grouping with PopXL's rules (design.md §6).
 
 #include <optional>
 #include <vector>

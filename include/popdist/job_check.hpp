@@ -1,6 +1,6 @@
 #pragma once
 /// @file job_check.hpp
-/// The cross-instance check of a job (DESIGN.md 3.3), as one pure function over every instance's
+/// The cross-instance check of a job (design.md §3.3), as one pure function over every instance's
 /// view. init() runs it when its reductions find something amiss and throws its errors;
 /// `popdist topology --all` runs it over the gathered views and prints every finding. No MPI.
 
@@ -25,7 +25,7 @@ struct JobHost {
   std::vector<int> instances;     ///< ascending instance indices
 };
 
-/// A finding of the job check. Errors break the rules of DESIGN.md 3.3 (init() refuses the job);
+/// A finding of the job check. Errors break the rules of design.md §3.3 (init() refuses the job);
 /// warnings are odd host layouts and disagreements that popdist can live with.
 struct JobFinding {
   bool error = true;

@@ -1,6 +1,6 @@
 #pragma once
 /// @file launcher_families.hpp
-/// The one table of launcher families (DESIGN.md 3.2). A row gives the family's enumerator in
+/// The one table of launcher families (design.md §3.2). A row gives the family's enumerator in
 /// popdist::Launcher, its name (the one spelling everywhere: POPDIST_LAUNCHER, the CLI, Python's
 /// topology().launcher, error messages) and its detection priority. Everything else about a family
 /// -- its variables, its probe, its quirks -- is in its own file, src/core/launchers/<name>.cpp,

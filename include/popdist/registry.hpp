@@ -1,6 +1,6 @@
 #pragma once
 /// @file registry.hpp
-/// Communicators over subsets of instances, synchronize and execute_on_instances (DESIGN.md 5).
+/// Communicators over subsets of instances, synchronize and execute_on_instances (design.md §5).
 /// Everything here needs init().
 
 #include <mpi.h>

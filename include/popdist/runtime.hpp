@@ -1,7 +1,7 @@
 #pragma once
 /// @file runtime.hpp
 /// The process-wide context: this process's topology (detected lazily from the process
-/// environment, no MPI), the PopDist getters, and the MPI lifecycle (DESIGN.md 4).
+/// environment, no MPI), the PopDist getters, and the MPI lifecycle (design.md §4).
 
 #include <cstdint>
 #include <string>

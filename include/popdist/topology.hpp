@@ -1,7 +1,7 @@
 #pragma once
 /// @file topology.hpp
 /// The topology of one instance, detected from the launcher's environment without MPI
-/// (DESIGN.md sections 3 and 4).
+/// (design.md §3 and §4).
 
 #include <cstdint>
 #include <iosfwd>
@@ -16,7 +16,7 @@
 
 namespace popdist {
 
-/// The launcher family that supplied this process's identity (DESIGN.md 3.2): one enumerator per
+/// The launcher family that supplied this process's identity (design.md §3.2): one enumerator per
 /// row of the family table, launcher_families.hpp (e.g. Launcher::OpenMpi, Launcher::Slurm).
 enum class Launcher {
 #define POPDIST_LAUNCHER_ENUMERATOR(enumerator, name, priority) enumerator,
@@ -79,7 +79,7 @@ std::ostream& operator<<(std::ostream& out, const Topology& topology);
 /// `expected`; when unset, true exactly when expected == 1.
 [[nodiscard]] bool check_ipus_per_replica(const Topology& topology, int expected) noexcept;
 
-/// getDeviceId in IPU numbering (DESIGN.md 4): the id of this instance's multi-device group.
+/// getDeviceId in IPU numbering (design.md §4): the id of this instance's multi-device group.
 /// `ipus_per_replica` 0 takes the topology's value. Throws UsageError for a negative value, and
 /// TopologyError naming the counts when the instance's devices (local replicas x devices per
 /// replica) are not 1 or a power of two: IPUs are attached in groups of 1, 2, 4, 8, ...

@@ -1,7 +1,7 @@
 // detect(): the launcher's identity plus PopRun's POPDIST_* contract -> Topology
-// (DESIGN.md 3). Pure: a function of the lookup, no MPI, no I/O, no logging.
+// (design.md §3). Pure: a function of the lookup, no MPI, no I/O, no logging.
 //
-// Where DESIGN.md is silent it decides (each decision has its unit tests; the launchers guide,
+// Where design.md §3.2 is silent it decides (each decision has its unit tests; the launchers guide,
 // docs/guide/launchers.md, "How detection decides", lists them): the "popdist" family when a
 // replica variable is set without a launcher, a required offset for non-uniform replicas under a
 // launcher, a malformed lower-priority family only warning, never a silent singleton, and
@@ -354,7 +354,7 @@ void apply_local_instance(Topology& t, const Contract& c, const std::optional<Id
   }
 }
 
-/// The invariants of DESIGN.md 3.3 that every topology must satisfy, whatever produced it.
+/// The invariants of design.md §3.3 that every topology must satisfy, whatever produced it.
 void check_invariants(const Topology& t) {
   const auto field = [&](const char* name) {
     const auto found = t.provenance.find(name);

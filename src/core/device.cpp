@@ -1,4 +1,4 @@
-// getDeviceId, the local device ordinals and checkNumIpusPerReplica (DESIGN.md 4).
+// getDeviceId, the local device ordinals and checkNumIpusPerReplica (design.md §4).
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// The environment lookups (DESIGN.md 2): the live process environment, a map, and saved
+// The environment lookups (design.md §2): the live process environment, a map, and saved
 // NAME=VALUE files for the CLI's --env-file. This is the only file that calls getenv.
 
 #include "popdist/environment.hpp"

@@ -1,4 +1,4 @@
-// ReplicaGrouping with PopXL's rules (DESIGN.md 6; popxl/replica_grouping.py): groups of
+// ReplicaGrouping with PopXL's rules (design.md §6; popxl/replica_grouping.py): groups of
 // `group_size` replicas `stride` apart. With stride 1 the groups are consecutive blocks; with
 // stride s > 1 (and s x group_size == replication_factor) group j is {j, j + s, j + 2s, ...}.
 

@@ -1,4 +1,4 @@
-// The one job check (job_check.hpp): the rules of DESIGN.md 3.3 and the host-layout checks,
+// The one job check (job_check.hpp): the rules of design.md §3.3 and the host-layout checks,
 // collecting every finding instead of stopping at the first, so that `popdist topology --all`
 // can show them all and init() can name them all. Pure logic over the instances' records, so it
 // lives in the core (no MPI) and is tested without MPI.
@@ -184,7 +184,7 @@ void check_host(const JobHost& host, const std::vector<InstanceView>& views, Fin
 
 std::vector<JobHost> group_by_host(const std::vector<InstanceView>& views) {
   // Host index first: after init() it comes from MPI's shared-memory split, the ground truth for
-  // "same host" (DESIGN.md 3.2). Only views without one fall back to their hostname.
+  // "same host" (design.md §3.2). Only views without one fall back to their hostname.
   std::map<int, JobHost> indexed;
   std::map<std::string, JobHost> unindexed;
   for (std::size_t i = 0; i < views.size(); ++i) {

@@ -1,5 +1,5 @@
 #pragma once
-// popdist's private logger (DESIGN.md 7). Never registered with spdlog's global registry, so a
+// popdist's private logger (design.md §7). Never registered with spdlog's global registry, so a
 // host program's spdlog configuration and ours never touch; plain stderr sink; each line carries
 // the instance prefix "[popdist 3/8 host]"; level from POPDIST_LOG_LEVEL (default warn).
 

@@ -1,5 +1,5 @@
 #pragma once
-// PopRun's variables (DESIGN.md 3.1): read by detect(); their presence forms the popdist family.
+// PopRun's variables (design.md §3.1): read by detect(); their presence forms the popdist family.
 
 namespace popdist::detail::poprun {
 

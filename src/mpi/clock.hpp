@@ -3,7 +3,7 @@
 // (MPI_Wtime). Under a launcher it is a monotonic wall clock like std::chrono::steady_clock;
 // under SimGrid SMPI it is the simulated time of this rank, which a wall clock is not (a
 // simulation of 16,384 ranks runs them one after another: a deadline on the wall clock fires
-// for reasons that have nothing to do with the simulated job). DESIGN.md 11, "Scale".
+// for reasons that have nothing to do with the simulated job). design.md §11.9.
 //
 // And one way to wait between two polls of MPI (pause_between_polls), for the same reason: a
 // real process yields or sleeps in the kernel so that oversubscribed peers get the core; a

@@ -1,6 +1,6 @@
 #pragma once
 // A deadline for a blocking protocol step (POPDIST_SYNC_TIMEOUT or an explicit timeout), and
-// the one polling wait on MPI requests that honours it (DESIGN.md 5, "Timeouts").
+// the one polling wait on MPI requests that honours it (design.md §5.3).
 
 #include <mpi.h>
 

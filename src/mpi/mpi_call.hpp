@@ -1,6 +1,6 @@
 #pragma once
 // Checked MPI calls and the lock that serializes them when MPI gives less than
-// MPI_THREAD_MULTIPLE (DESIGN.md 5, "Thread safety").
+// MPI_THREAD_MULTIPLE (design.md §5.5).
 
 #include <mpi.h>
 

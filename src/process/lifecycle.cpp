@@ -1,4 +1,4 @@
-// The process's life in C++, decided here and nowhere else: init() and finalize() (DESIGN.md 4),
+// The process's life in C++, decided here and nowhere else: init() and finalize() (design.md §4),
 // what happens at exit, and how the job is aborted. The runtime keeps the mechanics (MPI's start
 // and stop, the on_exit hook that sees the exit status); this file decides their order, and says
 // why for each step. The whole order, Python's part included, is drawn in

@@ -1,7 +1,7 @@
 #pragma once
 // The process-wide state of popdist, in one place (the shape of Horovod's HorovodGlobalState):
 // what each layer keeps for the life of the process, who writes it, and the one teardown order.
-// This is the top of the library's layers (DESIGN.md 2): it includes the runtime and the registry;
+// This is the top of the library's layers (design.md §2): it includes the runtime and the registry;
 // neither includes it, and the runtime never includes the registry. Each layer reaches its own
 // part through an accessor declared in its own header (runtime_state(), registry()) and defined
 // in process_state.cpp over the one ProcessState.

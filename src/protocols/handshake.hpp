@@ -1,6 +1,6 @@
 #pragma once
 // The handshake every member runs before MPI_Comm_create_group, so that registering
-// inconsistent sets is an error on every instance involved instead of a hang (DESIGN.md 5).
+// inconsistent sets is an error on every instance involved instead of a hang (design.md §5.1).
 
 #include <mpi.h>
 

@@ -1,5 +1,5 @@
 #pragma once
-// The host-aware barrier behind an untimed synchronize() over all instances (DESIGN.md 5,
+// The host-aware barrier behind an untimed synchronize() over all instances (design.md §5.6,
 // "Scale"): inside a host the instances meet in a shared-memory segment (no message at all);
 // across hosts only the hosts' leaders meet, in an MPI_Barrier over a communicator of leaders.
 // Waiting spins, yields, then sleeps on a futex, so that it stays fast when instances outnumber

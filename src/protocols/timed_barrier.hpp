@@ -1,6 +1,6 @@
 #pragma once
 // synchronize() with a timeout: a point-to-point protocol on the control communicator that never
-// enters a blocking collective, so the whole call is bounded (DESIGN.md 5).
+// enters a blocking collective, so the whole call is bounded (design.md §5.3).
 
 namespace popdist::detail {
 

@@ -1,7 +1,7 @@
 #pragma once
 // popdist's own collectives -- the byte collectives behind popdist.torch and popdist.lightning,
 // PopDist's host collectives, execute_on_instances' agreement on the outcome -- under
-// synchronize's timeout rule (DESIGN.md 11): the caller's timeout, else POPDIST_SYNC_TIMEOUT,
+// synchronize's timeout rule (design.md §11.4): the caller's timeout, else POPDIST_SYNC_TIMEOUT,
 // else none, and then a plain MPI collective as before. With one, the members first meet in the
 // set's timed barrier, but apart from its synchronize (Entry::collectives: other tags), so that a
 // collective on one instance and a synchronize on another never complete each other and send one

@@ -1,6 +1,6 @@
 #pragma once
 // One set of instances in the registry: its identity, its communicator, and its synchronize
-// state (DESIGN.md 5).
+// state (design.md §5.1).
 
 #include <mpi.h>
 

@@ -1,4 +1,4 @@
-// execute_on_instances (DESIGN.md 5): run on members only, scoped, and agree on the outcome so
+// execute_on_instances (design.md §5.4): run on members only, scoped, and agree on the outcome so
 // that a failure on one member reaches every member and nobody is left waiting.
 #include <cxxabi.h>
 

@@ -24,7 +24,7 @@ Entry& lookup_entry(const std::string& id, const std::vector<int>& participants,
 
 /// The set whose barrier a looked-up set uses (synchronize, execute_on_instances): for the set
 /// of all instances however it is named (participants, a registered id) the root scope's, so
-/// that members naming it differently meet (one set, one barrier: DESIGN.md 5); else `entry`.
+/// that members naming it differently meet (one set, one barrier: design.md §5.2); else `entry`.
 /// Registration and native_communicator keep the registered set's own communicator.
 Entry& barrier_entry(Entry& entry) noexcept;
 

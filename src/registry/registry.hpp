@@ -1,6 +1,6 @@
 #pragma once
 // The registry: one Entry per set of instances (content-addressed, entry.hpp), names (ids) for
-// sets, and lazy creation of the MPI communicator behind an entry (DESIGN.md 5). Built over what
+// sets, and lazy creation of the MPI communicator behind an entry (design.md §5.1). Built over what
 // the runtime's init made (attach), and the owner of its protocols' state: the host barrier, the
 // creation handshake, each set's timed rounds.
 

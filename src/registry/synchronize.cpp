@@ -1,4 +1,4 @@
-// synchronize() (DESIGN.md 5): the one pipeline every front end ends in -- C++ callers, and the
+// synchronize() (design.md §5.2): the one pipeline every front end ends in -- C++ callers, and the
 // Python binding (bindings/src/mpi_module.cpp) -- from the arguments to the barrier. The set to
 // wait on is the current scope (no id, no participants) or the set they name; how to wait is the
 // set's own BarrierStrategy, chosen when the set was made (entry.hpp). Nothing else decides it.

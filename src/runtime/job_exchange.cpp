@@ -64,7 +64,7 @@ void JobExchange::wait(std::vector<MPI_Request>& requests, const char* step) {
 }
 
 void JobExchange::split_hosts(InstanceRecord& mine) {
-  // "Same host" is what MPI's shared-memory split says (DESIGN.md 3.2). key = world rank: ranks in
+  // "Same host" is what MPI's shared-memory split says (design.md §3.2). key = world rank: ranks in
   // `shared_` are ordered by instance index, so its rank 0 is the host's lowest instance.
   MpiLock lock;
   check_mpi(MPI_Comm_split_type(world_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared_), "MPI_Comm_split_type");

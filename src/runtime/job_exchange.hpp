@@ -2,7 +2,7 @@
 // init()'s exchange with the other instances, one step per method: split_hosts(), screen() (one
 // MPI_Exscan and one MPI_Allreduce, O(log N) messages of a few dozen bytes whatever N), and
 // agree_on_failure() and gather_records() only when something is amiss. What a process receives
-// does not grow with N when the job is sane (DESIGN.md 5, "Scale"); every step is bounded by the
+// does not grow with N when the job is sane (design.md §5.6); every step is bounded by the
 // deadline. Why the screen never passes a job the job check would refuse:
 // docs/guide/protocols.md, "init()'s exchange".
 

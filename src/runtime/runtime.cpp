@@ -1,5 +1,5 @@
 // The MPI runtime (runtime.hpp): the topology, the PopDist getters, and the runtime's steps of
-// init() and finalize() (DESIGN.md 4) -- start_runtime(), stop_runtime() -- with the on_exit hook
+// init() and finalize() (design.md §4) -- start_runtime(), stop_runtime() -- with the on_exit hook
 // they need. The order of those steps, the exit policy and the abort are decided in
 // process/lifecycle.cpp, which puts the registry on top.
 #include "popdist/runtime.hpp"
@@ -128,7 +128,7 @@ void start_mpi(detail::RuntimeState& state) {
   const detail::Watchdog watchdog(detail::init_timeout(), "every instance to join MPI (MPI_Init_thread, MPI_Comm_dup)");
   int provided = MPI_THREAD_SINGLE;
   if (initialized == 0) {
-    // MULTIPLE so that the registry may be used from several threads (DESIGN.md 5).
+    // MULTIPLE so that the registry may be used from several threads (design.md §5.5).
     check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided), "MPI_Init_thread");
     state.owns_mpi = true;
   } else {

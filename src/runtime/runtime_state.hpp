@@ -48,7 +48,7 @@ struct RuntimeState {
   /// wildcard receives must never see anything but popdist's own protocol messages.
   MPI_Comm control = MPI_COMM_NULL;
   /// This host's instances: `world` split by shared memory, ordered by instance index (so its
-  /// rank 0 is the host's lowest instance). The ground truth for "same host" (DESIGN.md 3.2); the
+  /// rank 0 is the host's lowest instance). The ground truth for "same host" (design.md §3.2); the
   /// registry's host barrier is built over it.
   MPI_Comm host = MPI_COMM_NULL;
   int rank = 0;

@@ -4,7 +4,7 @@
 // peer died before joining and the launcher does not end the job (srun without
 // --kill-on-bad-exit). With POPDIST_SYNC_TIMEOUT set, a watchdog thread ends the process once
 // the timeout has passed, with a message saying what it waited for, instead of a silent hang.
-// The one place the library ends a process itself (DESIGN.md 7): there is no caller left to
+// The one place the library ends a process itself (design.md §7): there is no caller left to
 // throw to while MPI blocks.
 
 #include <condition_variable>

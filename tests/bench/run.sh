@@ -27,7 +27,7 @@ rank_counts=(2 4)
 python=$(python3 -c 'import sys; print(sys.executable)')
 
 # Open MPI as root, loopback only, ranks that yield when oversubscribed, and no probing for
-# fabrics a single host lacks (pml ^cm saves ~200 ms per start; see DESIGN.md 8).
+# fabrics a single host lacks (pml ^cm saves ~200 ms per start; see design.md §8).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_pml=^cm
 export OMPI_MCA_rmaps_base_oversubscribe=1

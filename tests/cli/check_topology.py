@@ -53,7 +53,7 @@ def is_int(value):
 
 
 def check_instance_schema(view, where, full_provenance=True):
-    """Every key of `popdist topology --json` with its type (DESIGN.md 8).
+    """Every key of `popdist topology --json` with its type (design.md §8).
     `full_provenance`: every field's source must be listed. Under --all only instance 0 (the one
     printing) has its own detect() provenance; init() gathers fixed-size records, so the other
     instances' views carry only what MPI established ("mpi")."""

@@ -1,5 +1,5 @@
-# Every launcher layout of DESIGN.md 3.2 through `popdist topology --json --env-file`.
-# The expected values follow from how each environment was made (envdumps/README.md for the
+# Every launcher layout of design.md §3.2 through `popdist topology --json --env-file`.
+# The expected values follow from how each environment was made (tests/unit/envdumps/README.md for the
 # captured ones, the comment at the top of each hand-written file), not from popdist's output.
 
 # --- Open MPI, captured: `mpirun -np 3` on one host (no node index: host_index null)
@@ -82,7 +82,7 @@ popdist_layout_test(torchrun.rank5.env
 popdist_layout_test(torchrun_in_srun.rank6.env
   launcher=torchrun instance_index=6 num_instances=8 local_instance_index=2 num_local_instances=4 host_index=1
   "warnings#=1" "warnings~=slurm.*disagrees with torchrun")
-# PALS: DESIGN.md 3.2 lists no node index, but PALS_NODEID is one and the core reads it.
+# PALS: PALS_NODEID is the node index when set (design.md §3.2).
 popdist_layout_test(pals.rank5.env
   launcher=pals instance_index=5 num_instances=8 local_instance_index=1 num_local_instances=4
   host_index=1 provenance.host_index=PALS_NODEID
@@ -99,7 +99,7 @@ popdist_layout_test(popdist_only.env
   device_id=26 provenance.instance_index=derived provenance.num_instances=derived
   provenance.num_local_replicas=POPDIST_NUM_LOCAL_REPLICAS provenance.ipus_per_replica=POPDIST_NUM_IPUS_PER_REPLICA
   provenance.local_instance_index=POPDIST_LOCAL_INSTANCE_INDEX)
-# Nothing at all: PopDist's unlaunched defaults (DESIGN.md 4).
+# Nothing at all: PopDist's unlaunched defaults (design.md §4).
 popdist_layout_test(singleton.env
   launcher=singleton instance_index=0 num_instances=1 local_instance_index=0 num_local_instances=1 host_index=0
   num_local_replicas=1 num_total_replicas=1 replica_index_offset=0 ipus_per_replica=1
@@ -112,7 +112,7 @@ popdist_layout_test(nonuniform_ompi.rank1.env
   launcher=openmpi instance_index=1 num_instances=2 num_local_replicas=3 num_total_replicas=4
   replica_index_offset=1 uniform_replicas_per_instance=false popdist_env_set=true
   provenance.uniform_replicas_per_instance=POPDIST_UNIFORM_REPLICAS_PER_INSTANCE)
-# 4 instances x 2 replicas x 2 IPUs on 16: device ids 24..27 (DESIGN.md 4).
+# 4 instances x 2 replicas x 2 IPUs on 16: device ids 24..27 (design.md §4).
 popdist_layout_test(ompi_ipus.rank0.env
   launcher=openmpi instance_index=0 num_local_replicas=2 num_total_replicas=8 replica_index_offset=0
   ipus_per_replica=2 device_id=24)

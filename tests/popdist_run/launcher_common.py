@@ -59,7 +59,7 @@ def json_after_header(lines):
 
 
 def device_id(local_replicas, total_replicas, ipus_per_replica, offset):
-    """getDeviceId (DESIGN.md 4), computed independently of the C++ code."""
+    """getDeviceId (design.md §4), computed independently of the C++ code."""
     size = 1
     while size < local_replicas * ipus_per_replica:
         size *= 2

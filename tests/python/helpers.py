@@ -8,7 +8,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-# Every variable a launcher family or PopRun sets (DESIGN.md 3): removed before each test so that
+# Every variable a launcher family or PopRun sets (design.md §3): removed before each test so that
 # the test decides the whole environment, whatever shell or job pytest itself runs in.
 LAUNCHER_PREFIXES = ("OMPI_", "PMI_", "PMIX_", "MPI_LOCAL", "MV2_", "PALS_", "SLURM_", "POPDIST_", "TORCHELASTIC_",
                      "HOROVOD_", "JSM_NAMESPACE_", "ALPS_", "SUBMITIT_")

@@ -27,7 +27,7 @@ def test_poprun_variables_alone_derive_the_instance(env):
     assert (got["instance"], got["instances"]) == (2, 4)
     assert (got["local_replicas"], got["total_replicas"], got["offset"], got["ipus"]) == (2, 8, 4, 2)
     assert got["env_set"] is True and got["uniform"] is True
-    # DESIGN.md 4: 4 instances x 2 replicas x 2 devices on 16 -> ids 24..27.
+    # design.md §4: 4 instances x 2 replicas x 2 devices on 16 -> ids 24..27.
     assert got["device_id"] == 26
     assert got["ordinals"] == [0, 1, 2, 3]
 

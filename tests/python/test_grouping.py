@@ -1,4 +1,4 @@
-"""popdist.ReplicaGrouping: PopXL's rules (DESIGN.md 6), checked exhaustively against a direct model."""
+"""popdist.ReplicaGrouping: PopXL's rules (design.md §6), checked exhaustively against a direct model."""
 
 import itertools
 

@@ -29,7 +29,7 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   member told every other that it was there before the census (N - 2 more each: 261 on average
   at 256);
 - a conflict (instance N-1 registers {0, N-1} before a set that the others register at once) is
-  a UsageError naming both sets on every member of them, and costs what DESIGN 5 says: the member
+  a UsageError naming both sets on every member of them, and costs what design.md §5.6 says: the member
   that finds it tells every member of both sets (Mismatch: N - 2 messages, the one O(N) sender,
   after its ceil(log2 N) Hellos and one question for the other set's list); every other member
   sends its Hellos and at most one answer, so that the mean stays within ceil(log2 N) + 2. A

@@ -1,4 +1,4 @@
-// The scale probe (tests/scale/README.md): popdist's collective steps next to MPI's own, in one
+// The scale probe (docs/guide/simulation.md): popdist's collective steps next to MPI's own, in one
 // job, timed on MPI's clock (MPI_Wtime: simulated time under SimGrid SMPI, real time under
 // mpirun) and counted per member by the PMPI layer linked into this program
 // (tests/bench/pmpi_counts.cpp). Rank 0 prints one JSON line per step:
@@ -27,7 +27,7 @@
 // The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set
 // of every instance but instance 1, which the others register at once: instance 0 hears of
 // {0, N-1} from a member of its own set and tells every member of both sets (Mismatch, the one
-// path that sends O(N) messages from one member, DESIGN 5); every member must get a UsageError
+// path that sends O(N) messages from one member, design.md §5.6); every member must get a UsageError
 // naming both sets (exit status 3 otherwise).
 //
 // --last STEP ends the probe after the step named STEP (e.g. register_all): at 4,096 simulated

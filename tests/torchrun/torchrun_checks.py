@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the real `torchrun` (PyTorch's elastic launcher) and checks what popdist detects in every
-process it starts (DESIGN.md 3.2: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
+process it starts (design.md §3.2: RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK,
 recognised by TORCHELASTIC_RUN_ID).
 
     torchrun_checks.py cli <popdist>   `popdist topology --json` in 3 processes

@@ -1,4 +1,4 @@
-// detect() on bad environments: one test case per rule of DESIGN.md 3.2/3.3. Each must throw
+// detect() on bad environments: one test case per rule of design.md §3.2/§3.3. Each must throw
 // EnvironmentError whose message names the variable(s), the value(s) and what was expected.
 
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The `mpi` launcher family (POPDIST_LAUNCHER=mpi, DESIGN.md 3.2): never detected, only forced;
+// The `mpi` launcher family (POPDIST_LAUNCHER=mpi, design.md §3.2): never detected, only forced;
 // without MPI a preview that says what init() will do; with MPI's world rank and size (what
 // init() passes) the identity is MPI's, provenance "mpi", and the replica rules apply as usual.
 

@@ -1,4 +1,4 @@
-// getDeviceId in IPU numbering, the local device ordinals and checkNumIpusPerReplica (DESIGN.md 4).
+// getDeviceId in IPU numbering, the local device ordinals and checkNumIpusPerReplica (design.md §4).
 
 #include <catch2/catch.hpp>
 

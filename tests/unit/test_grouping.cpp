@@ -1,4 +1,4 @@
-// ReplicaGrouping with PopXL's rules: the three tables of DESIGN.md 6 (PopXL's replication
+// ReplicaGrouping with PopXL's rules: the three examples of design.md §6 (PopXL's replication
 // chapter), PopXL's transpose examples, retrieval modes, hosting instances, bad arguments.
 
 #include <catch2/catch.hpp>

@@ -28,7 +28,7 @@ const std::vector<WellFormed> kWellFormed = {
     {"3,1", {3, 1}},  // srun -N2 -n4 (captured)
     {"2(x2)", {2, 2}},  // srun -N2 -n4 --ntasks-per-node=2 (captured)
     {"1(x2)", {1, 1}},  // mpirun's daemon step inside salloc (captured)
-    {"2(x3),1", {2, 2, 2, 1}},  // DESIGN.md 3.2's example
+    {"2(x3),1", {2, 2, 2, 1}},  // design.md §3.2's example
     {"3,2(x5)", {3, 2, 2, 2, 2, 2}},  // HPX's example
     {"1,2(x2),3,4(x1)", {1, 2, 2, 3, 4}},
     {"16(x1)", {16}},

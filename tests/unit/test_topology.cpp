@@ -82,7 +82,7 @@ TEST_CASE("topology.each PopDist getter of the field table finds its row and rea
     // PopDist's getters return counts and flags; context.hpp's types follow from the kind.
     CHECK((field.kind == FieldKind::Integer || field.kind == FieldKind::Flag));
   }
-  CHECK(getters.size() == 9);  // PopDist's nine topology getters (DESIGN.md 4)
+  CHECK(getters.size() == 9);  // PopDist's nine topology getters (design.md §4)
   CHECK_THROWS_AS(popdist_getter_row("getDeviceId"), std::out_of_range);
   CHECK_THROWS_AS(popdist_getter_row(""), std::out_of_range);
 

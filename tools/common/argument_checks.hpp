@@ -1,7 +1,7 @@
 #pragma once
 // The value rules shared by `popdist run` and `popdist topology`, as CLI11 validators (so that a
 // bad value is refused while parsing, naming the option) and as plain functions for values read
-// after parsing. Numbers follow the environment's rule (DESIGN.md 3.1): plain decimal digits, no
+// after parsing. Numbers follow the environment's rule (design.md §3.1): plain decimal digits, no
 // sign, no spaces, no 0x; empty values are errors.
 
 #include <CLI/CLI.hpp>

@@ -19,7 +19,7 @@ namespace popdist::cli {
 /// Throws UsageError naming --plan and the value when it is not four counts that divide evenly.
 [[nodiscard]] LaunchPlan plan_from_argument(const std::string& text);
 
-/// Instance `index`'s own variables: POPDIST_* (DESIGN.md 3.1) and torchrun's identity (RANK,
+/// Instance `index`'s own variables: POPDIST_* (design.md §3.1) and torchrun's identity (RANK,
 /// WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK, GROUP_WORLD_SIZE). MASTER_ADDR and
 /// MASTER_PORT are the same everywhere and travel on mpirun's command line.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> instance_variables(const LaunchPlan& plan, int index);

@@ -53,7 +53,7 @@ struct LaunchPlan {
 [[nodiscard]] LaunchPlan plan_launch(int num_instances, int num_replicas, int ipus_per_replica,
                                      const std::vector<HostSpec>& hosts);
 
-/// The POPDIST_* variables (DESIGN.md 3.1) of instance `index`, in a fixed order.
+/// The POPDIST_* variables (design.md §3.1) of instance `index`, in a fixed order.
 [[nodiscard]] std::vector<std::pair<std::string, std::string>> popdist_variables(const LaunchPlan& plan, int index);
 
 /// torchrun's variables of instance `index` (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,

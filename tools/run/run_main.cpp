@@ -213,7 +213,7 @@ PreparedJob prepare_job(const RunOptions& parsed, const EnvLookup& env) {
   return job;
 }
 
-/// The notices and -v lines before the job starts; the OMP_NUM_THREADS notice (DESIGN.md 12).
+/// The notices and -v lines before the job starts; the OMP_NUM_THREADS notice (design.md §12).
 void announce(PreparedJob& job, const MpirunCommand& command, const std::string& mpirun_path) {
   const auto& options = job.options;
   if (options.only_output_from_instance) {
@@ -324,7 +324,7 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
 }
 
 /// The attempts of --max-restarts: a failed attempt is followed by another after a short growing
-/// pause, unless the user or a scheduler stopped the job (DESIGN.md 12).
+/// pause, unless the user or a scheduler stopped the job (design.md §12).
 int run_attempts(const PreparedJob& job, const std::string& mpirun_path) {
   for (int attempt = 0;; ++attempt) {
     const int status = run_attempt(job, mpirun_path, attempt);

@@ -18,7 +18,7 @@ struct JobSummary {
   std::vector<InstanceView> instances;  ///< by position in the gather (== instance index when sane)
   std::vector<HostSummary> hosts;       ///< ascending host index (unknown indices last, by hostname)
   std::vector<std::string> anomalies;   ///< the job check's findings (errors first); empty for a sane job
-  bool has_errors = false;              ///< some finding breaks DESIGN.md 3.3: init() refuses this job
+  bool has_errors = false;              ///< some finding breaks design.md §3.3: init() refuses this job
 };
 
 /// The job check over `views`, for printing.

@@ -1,5 +1,5 @@
 #pragma once
-// A launcher family (DESIGN.md 3.2; the shape of HPX's batch_environments, one small struct per
+// A launcher family (design.md §3.2; the shape of HPX's batch_environments, one small struct per
 // launcher): what identifies it, how its identity is read, and its quirks. Each family's file
 // (src/core/launchers/<name>.cpp) fills one in; the table (launcher_families.hpp, table.cpp) adds
 // its name and priority and collects them.

@@ -11,7 +11,7 @@
 
 int main() {
   // Instance 3 of 4 under Open MPI, two replicas of two IPUs each: replicas 6-7 of 8, and
-  // device id 27 (DESIGN.md 4: 4 instances x 2 replicas x 2 devices on 16 -> 24..27).
+  // device id 27 (design.md §4: 4 instances x 2 replicas x 2 devices on 16 -> 24..27).
   const popdist::Topology topology = popdist::detect(popdist::lookup_in({
       {"OMPI_COMM_WORLD_RANK", "3"},
       {"OMPI_COMM_WORLD_SIZE", "4"},

@@ -61,7 +61,7 @@ def pytest_runtest_makereport(item, call):
 
 def pytest_collection_modifyitems(config, items):
     """Tests marked `abandons_world` run last: a timed-out set is abandoned for the rest of the job
-    (DESIGN.md 5), and for their set of every instance that would break the tests after them."""
+    (design.md §5.3), and for their set of every instance that would break the tests after them."""
     items.sort(key=lambda item: item.get_closest_marker("abandons_world") is not None)
 
 

@@ -1,4 +1,4 @@
-"""One set, one barrier (DESIGN.md 5): the members of a set meet whichever way each names it (a
+"""One set, one barrier (design.md §5.2): the members of a set meet whichever way each names it (a
 bare synchronize(), participants=, an id registered for it, execute_on_instances over it), and
 members that name different, overlapping sets learn from a timed call which set each one used."""
 

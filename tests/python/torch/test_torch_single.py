@@ -60,7 +60,7 @@ print(json.dumps({"rank": dist.get_rank(), "world": dist.get_world_size(), "sum"
 BAD_CALLS = {  # call -> what its UsageError must say
     "popdist.torch.DistributedSampler([1, 2], seed=-1)": "seed=-1: expected None or an integer",
     "popdist.torch.DistributedSampler([1, 2], seed='7')": "seed='7': expected None or an integer",
-    # The timeout rule (DESIGN 11) under the call's name: 0, negative and NaN are errors.
+    # The timeout rule (design.md §11.4) under the call's name: 0, negative and NaN are errors.
     "popdist.torch.init_process_group(timeout=0)": "popdist.torch.init_process_group: timeout=0 seconds is ambiguous",
     "popdist.torch.init_process_group(timeout=float('nan'))": "init_process_group: timeout=nan seconds is not a timeout",
     "popdist.torch.init_process_group(timeout=-5)": "init_process_group: timeout=-5 seconds is not a timeout",

@@ -164,7 +164,7 @@ void add_placement(MpirunCommand& command, const LaunchPlan& plan, const RunOpti
   if (oversubscribed) command.argv.push_back("--oversubscribe");
 }
 
-// DESIGN.md 8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
+// design.md §8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
 // psm2) is most of every MPI_Init's time (a timeout per fabric library). Only when the user chose
 // no pml anywhere.
 void add_pml(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context, const MpiWords& words) {
@@ -194,7 +194,7 @@ void add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const MpiWo
   }
 }
 
-// DESIGN.md 12: no binding unless asked. Open MPI binds each of <= 2 processes to a core (to a
+// design.md §12: no binding unless asked. Open MPI binds each of <= 2 processes to a core (to a
 // socket above that), which starves a 2-instance job and its DataLoader workers; torchrun binds
 // nothing.
 void add_binding(MpirunCommand& command, const RunOptions& options, const MpirunContext& context,

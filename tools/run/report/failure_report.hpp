@@ -1,5 +1,5 @@
 #pragma once
-// The one block a failed job ends with (DESIGN.md 12): per failed instance its index, host,
+// The one block a failed job ends with (design.md §12): per failed instance its index, host,
 // status or signal by name (with what it likely means), the time since the start, and its last
 // error lines -- the exception that torch's @record wrote to TORCHELASTIC_ERROR_FILE when there is
 // one, else the tail of its stderr -- first failure first. Instances that the job's teardown

@@ -1,0 +1,32 @@
+#include "channel_support.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <thread>
+
+namespace channel_support {
+
+bool eventually(const std::function<bool()>& ready, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!ready()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return true;
+}
+
+bool closed_by_peer(int fd, std::chrono::milliseconds timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  char chunk[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, 1, static_cast<int>(left.count())) <= 0) continue;
+    const ssize_t got = recv(fd, chunk, sizeof chunk, 0);
+    if (got <= 0) return true;
+  }
+}
+
+}  // namespace channel_support

@@ -1,0 +1,86 @@
+#pragma once
+// What the channel's socket tests share: a server on loopback whose deliveries, error lines and
+// closed hosts are collected under a lock and waited for, and a raw TCP peer for strangers.
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "secret.hpp"
+#include "server.hpp"
+#include "sockets.hpp"
+
+namespace channel_support {
+
+using namespace popdist::cli::channel;
+using namespace std::chrono_literals;
+
+class Collector {
+ public:
+  ServerCallbacks callbacks() {
+    return {[this](Delivery delivery) { add([&] { deliveries_.push_back(std::move(delivery)); }); },
+            [this](const std::string& line) { add([&] { errors_.push_back(line); }); },
+            [this](const std::string& host) { add([&] { closed_.push_back(host); }); }};
+  }
+  /// Waits until `ready` holds (checked under the lock) or `timeout`; returns whether it held.
+  bool wait_until(const std::function<bool()>& ready, std::chrono::milliseconds timeout = 10s) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, timeout, ready);
+  }
+  template <typename T>
+  std::vector<Delivery> of_type() {
+    std::lock_guard lock(mutex_);
+    std::vector<Delivery> found;
+    for (const auto& delivery : deliveries_)
+      if (std::holds_alternative<T>(delivery.message)) found.push_back(delivery);
+    return found;
+  }
+  /// Deliveries of type T (that `match`); call inside wait_until, which holds the lock.
+  template <typename T>
+  std::size_t count_locked(const std::function<bool(const T&)>& match = {}) const {
+    std::size_t count = 0;
+    for (const auto& delivery : deliveries_)
+      if (const T* message = std::get_if<T>(&delivery.message)) count += !match || match(*message) ? 1 : 0;
+    return count;
+  }
+  std::vector<std::string> errors() {
+    std::lock_guard lock(mutex_);
+    return errors_;
+  }
+  std::size_t error_count_locked() const { return errors_.size(); }
+
+ private:
+  void add(const std::function<void()>& change) {
+    { std::lock_guard lock(mutex_); change(); }
+    changed_.notify_all();
+  }
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<Delivery> deliveries_;
+  std::vector<std::string> errors_;
+  std::vector<std::string> closed_;
+};
+
+struct TestServer {
+  explicit TestServer(std::chrono::milliseconds hello_deadline = 2000ms, std::size_t max_unauthenticated = 64)
+      : secret(make_secret()),
+        server(ServerOptions{"127.0.0.1", 0, secret, hello_deadline, max_unauthenticated}, collector.callbacks()) {}
+  std::string secret;
+  Collector collector;
+  Server server;
+};
+
+/// A raw TCP connection to the test server.
+inline Fd raw_connect(int port) { return connect_tcp("127.0.0.1", port, std::chrono::steady_clock::now() + 5s); }
+
+/// Whether `ready` holds within `timeout`, checked every few milliseconds (for state that the
+/// collector does not see change).
+bool eventually(const std::function<bool()>& ready, std::chrono::milliseconds timeout = 10s);
+
+/// Whether the peer closed `fd` within `timeout` (whatever it sent before is skipped).
+bool closed_by_peer(int fd, std::chrono::milliseconds timeout);
+
+}  // namespace channel_support

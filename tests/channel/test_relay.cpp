@@ -1,0 +1,223 @@
+// The agents' side (tools/channel/client.hpp, relay.hpp) over loopback, agents as threads and
+// fake hosts as host names: one relay and one connection per host, every message arrives,
+// Requests reach the agent they name, a relay lingers for its host's agents or hands over.
+#include <catch2/catch.hpp>
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "channel_support.hpp"
+#include "client.hpp"
+#include "relay.hpp"
+
+using namespace channel_support;
+
+namespace {
+
+ClientOptions options_for(const TestServer& test, const std::string& host, std::int32_t instance) {
+  ClientOptions options;
+  options.secret = test.secret;
+  options.server_address = "127.0.0.1";
+  options.server_port = test.server.port();
+  options.host = host + "-" + job_tag(test.secret);  // unique per test: abstract names are global
+  options.instance = instance;
+  options.beat_interval = 3600s;
+  options.connect_timeout = 20s;
+  options.relay_linger = 10s;
+  return options;
+}
+
+/// Closes the agents that are not relays first, as a job's agents end, so no relay lingers.
+struct Agents : std::vector<std::unique_ptr<Client>> {
+  explicit Agents(std::size_t count) : std::vector<std::unique_ptr<Client>>(count) {}
+  Agents(Agents&&) = default;
+  Agents& operator=(Agents&&) = default;
+  ~Agents() {
+    for (auto& client : *this)
+      if (client && !client->is_relay()) client.reset();
+  }
+};
+
+/// `agents` clients spread round-robin over `hosts` fake hosts, connected in parallel.
+Agents connect_agents(const TestServer& test, int agents, int hosts, std::chrono::milliseconds linger = 10s) {
+  Agents clients(static_cast<std::size_t>(agents));
+  std::vector<std::thread> threads;
+  for (int i = 0; i < agents; ++i)
+    threads.emplace_back([&, i] {
+      ClientOptions options = options_for(test, "host" + std::to_string(i % hosts), i);
+      options.relay_linger = linger;
+      clients[static_cast<std::size_t>(i)] = std::make_unique<Client>(options);
+    });
+  for (auto& thread : threads) thread.join();
+  return clients;
+}
+
+std::size_t relays_among(const Agents& clients) {
+  return static_cast<std::size_t>(std::count_if(clients.begin(), clients.end(), [](const auto& c) { return c->is_relay(); }));
+}
+
+}  // namespace
+
+TEST_CASE("the agents of one host elect one relay and make one connection") {
+  TestServer test;
+  auto clients = connect_agents(test, 8, 1);
+  CHECK(relays_among(clients) == 1);
+  for (std::size_t i = 0; i < clients.size(); ++i) CHECK(clients[i]->send_started(1000 + static_cast<int>(i)));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 8; }));
+  CHECK(test.server.stats().accepted == 1);
+  CHECK(test.server.stats().open_authenticated == 1);
+  CHECK(test.collector.of_type<Hello>().size() == 8);  // the relay's own and each local agent's, forwarded
+}
+
+TEST_CASE("64 agents on 8 hosts: 8 connections, and every Started and Ended arrives from its host") {
+  TestServer test;
+  auto clients = connect_agents(test, 64, 8);
+  CHECK(relays_among(clients) == 8);
+  const auto ended_at = std::chrono::steady_clock::now();
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    CHECK(clients[i]->send_started(static_cast<std::int64_t>(i) + 100));
+    CHECK(clients[i]->send_ended(static_cast<int>(i % 3), ended_at, "tail of " + std::to_string(i)));
+  }
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == 64; }));
+  CHECK(test.collector.of_type<Started>().size() == 64);
+  CHECK(test.server.stats().accepted == 8);
+  std::set<std::int32_t> seen;
+  for (const auto& delivery : test.collector.of_type<Ended>()) {
+    const auto& ended = std::get<Ended>(delivery.message);
+    seen.insert(ended.instance);
+    CHECK(delivery.host.rfind("host" + std::to_string(ended.instance % 8) + "-", 0) == 0);
+    CHECK(ended.status == ended.instance % 3);
+    CHECK(ended.error_text == "tail of " + std::to_string(ended.instance));
+    // The age covers the time from the end to the send, on the agent's clock.
+    CHECK(delivery.arrived - std::chrono::nanoseconds(ended.age_ns) >= ended_at - 1ms);
+    CHECK(delivery.arrived - std::chrono::nanoseconds(ended.age_ns) <= delivery.arrived);
+  }
+  CHECK(seen.size() == 64);
+}
+
+TEST_CASE("a Request reaches the agent it names, or every agent") {
+  TestServer test;
+  auto clients = connect_agents(test, 6, 2);
+  std::vector<std::atomic<int>> asked(6);
+  for (std::size_t i = 0; i < clients.size(); ++i) {
+    clients[i]->on_request([&asked, i](const Request&) { ++asked[i]; });
+    CHECK(clients[i]->send_started(1));
+  }
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 6; }));
+  for (const std::int32_t instance : {3, 0}) {  // one behind a relay, one that may be a relay
+    test.server.request_stacks(instance);
+    REQUIRE(eventually([&] { return asked[static_cast<std::size_t>(instance)] == 1; }));
+  }
+  test.server.request_stacks(kAllInstances);
+  REQUIRE(eventually([&] { return std::all_of(asked.begin(), asked.end(), [](const auto& n) { return n >= 1; }); }));
+  std::this_thread::sleep_for(100ms);
+  for (std::size_t i = 0; i < asked.size(); ++i) CHECK(asked[i] == (i == 3 || i == 0 ? 2 : 1));
+}
+
+TEST_CASE("a relay whose agent is done lingers until its host's other agents are") {
+  TestServer test;
+  auto clients = connect_agents(test, 4, 1);
+  const auto relay = std::find_if(clients.begin(), clients.end(), [](const auto& c) { return c->is_relay(); });
+  REQUIRE(relay != clients.end());
+  std::thread closing([&] { (*relay)->close(); });  // lingers
+  std::this_thread::sleep_for(200ms);
+  for (auto& client : clients) {
+    if (client == *relay) continue;
+    CHECK(client->send_ended(0, std::chrono::steady_clock::now(), ""));
+    client->close();
+  }
+  closing.join();
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == 3; }));
+  CHECK(test.server.stats().accepted == 1);  // no new relay was needed
+}
+
+TEST_CASE("when the relay stops, the agents left elect another and go on") {
+  TestServer test;
+  auto clients = connect_agents(test, 4, 1, 0ms);
+  auto relay = std::find_if(clients.begin(), clients.end(), [](const auto& c) { return c->is_relay(); });
+  REQUIRE(relay != clients.end());
+  relay->reset();  // the relay's agent ends without lingering
+  REQUIRE(eventually([&] { return test.server.stats().accepted == 2; }));
+  for (auto& client : clients)
+    if (client) CHECK(client->send_ended(0, std::chrono::steady_clock::now(), ""));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == 3; }));
+  std::size_t relays = 0;
+  for (auto& client : clients) relays += client && client->is_relay() ? 1 : 0;
+  CHECK(relays == 1);
+}
+
+TEST_CASE("a wrong secret gets no welcome, and the agent says so") {
+  TestServer test;
+  ClientOptions options = options_for(test, "wrong", 0);
+  options.secret = make_secret();
+  options.host = "wrong-" + job_tag(options.secret);
+  options.connect_timeout = 1s;
+  CHECK_THROWS_WITH(Client(options), Catch::Contains("did not welcome host") && Catch::Contains("a wrong POPDIST_CHANNEL_SECRET"));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > 0; }));
+  CHECK_THAT(test.collector.errors().at(0), Catch::Contains("Hello with a wrong secret"));
+}
+
+TEST_CASE("a stranger on the host's relay socket is dropped; the relay goes on") {
+  TestServer test;
+  std::vector<std::string> relay_errors;
+  std::mutex errors_mutex;
+  ClientOptions options = options_for(test, "strangers", 0);
+  options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); relay_errors.push_back(line); };
+  Client relay(options);
+  REQUIRE(relay.is_relay());
+  const std::string name = "popdist-channel/" + job_tag(test.secret) + "/" + options.host;
+  Fd stranger = connect_abstract(name);
+  REQUIRE(stranger.valid());
+  REQUIRE(write_all(stranger.get(), encode(Hello{make_secret(), options.host, Role::kAgent, {7}})));
+  CHECK(closed_by_peer(stranger.get(), 5s));
+  Fd garbage = connect_abstract(name);
+  REQUIRE(write_all(garbage.get(), std::string(16, '\xff')));
+  CHECK(closed_by_peer(garbage.get(), 5s));
+  CHECK(relay.send_started(5));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 1; }));
+  std::lock_guard lock(errors_mutex);
+  REQUIRE(relay_errors.size() == 2);
+  CHECK_THAT(relay_errors[0], Catch::Contains("relay dropped a local connection: Hello with a wrong secret"));
+  CHECK_THAT(relay_errors[1], Catch::Contains("exceeds the limit"));
+}
+
+TEST_CASE("the beat goes out at its interval") {
+  TestServer test;
+  ClientOptions options = options_for(test, "beats", 0);
+  options.beat_interval = 50ms;
+  Client client(options);
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Beat>() >= 5; }, 5s));
+  const auto beats = test.collector.of_type<Beat>();
+  CHECK(std::get<Beat>(beats[0].message).sequence == 0);
+  CHECK(std::get<Beat>(beats[4].message).sequence == 4);
+  CHECK(beats[4].arrived - beats[0].arrived >= 150ms);
+}
+
+TEST_CASE("the agent's options come from the environment") {
+  const std::string secret = make_secret();
+  std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kAddressVariable, "10.0.0.1:29500"}};
+  const auto lookup = [&](const char* name) -> std::optional<std::string> {
+    const auto found = variables.find(name);
+    return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
+  };
+  auto options = client_options_from_environment(lookup, 5);
+  CHECK(options.server_address == "10.0.0.1");
+  CHECK(options.server_port == 29500);
+  CHECK(options.instance == 5);
+  CHECK(options.host.empty());
+  variables[kAddressVariable] = "[::1]:7";
+  variables[kHostVariable] = "fake-b";
+  options = client_options_from_environment(lookup, 0);
+  CHECK(options.server_address == "::1");
+  CHECK(options.host == "fake-b");
+  variables[kAddressVariable] = "host:99999";
+  CHECK_THROWS_WITH(client_options_from_environment(lookup, 0),
+                    "port '99999' in 'host:99999' for POPDIST_CHANNEL_ADDRESS, expected host:port with a port from 1 to 65535");
+  variables.erase(kAddressVariable);
+  CHECK_THROWS_WITH(client_options_from_environment(lookup, 0), Catch::StartsWith("POPDIST_CHANNEL_ADDRESS is not set"));
+}

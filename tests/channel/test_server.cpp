@@ -1,0 +1,157 @@
+// popdist run's end of the channel (tools/channel/server.hpp) over loopback: a peer with the
+// job's secret is welcomed and heard; a stranger (no secret, a wrong one, garbage, an oversized
+// frame, silence, a flood) is dropped with one clear line while the job's peers go on.
+#include <catch2/catch.hpp>
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "channel_support.hpp"
+#include "payload.hpp"
+#include "relay.hpp"
+
+using namespace channel_support;
+
+namespace {
+
+/// A peer that said Hello with the right secret and was welcomed.
+Fd welcomed_peer(TestServer& test, const std::string& host, std::vector<std::int32_t> instances) {
+  Fd fd = raw_connect(test.server.port());
+  REQUIRE(write_all(fd.get(), encode(Hello{test.secret, host, Role::kRelay, std::move(instances)})));
+  REQUIRE(await_welcome(fd.get(), std::chrono::steady_clock::now() + 5s));
+  return fd;
+}
+
+/// Sends `bytes` as a stranger; returns the error line the server reported for it.
+std::string refusal_of(TestServer& test, const std::string& bytes) {
+  const std::size_t before = test.collector.errors().size();
+  Fd fd = raw_connect(test.server.port());
+  REQUIRE(write_all(fd.get(), bytes));
+  CHECK(closed_by_peer(fd.get(), 5s));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > before; }));
+  return test.collector.errors().at(before);
+}
+
+/// The job's peer still gets through: a Started sent now arrives.
+void check_still_heard(TestServer& test, int fd, std::int32_t instance) {
+  REQUIRE(write_all(fd, encode(Started{instance, 4242})));
+  CHECK(test.collector.wait_until([&] {
+    return test.collector.count_locked<Started>([&](const Started& m) { return m.instance == instance; }) > 0;
+  }));
+}
+
+}  // namespace
+
+TEST_CASE("a peer with the secret is welcomed and its messages arrive with its host") {
+  TestServer test;
+  Fd peer = welcomed_peer(test, "host-a", {0, 1});
+  const auto before = std::chrono::steady_clock::now();
+  REQUIRE(write_all(peer.get(), encode(Ended{1, 137, 5000, "Killed"})));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == 1; }));
+  const auto hello = test.collector.of_type<Hello>().at(0);
+  CHECK(hello.host == "host-a");
+  CHECK(std::get<Hello>(hello.message).secret.empty());  // never handed on
+  CHECK(std::get<Hello>(hello.message).instances == std::vector<std::int32_t>{0, 1});
+  const auto ended = test.collector.of_type<Ended>().at(0);
+  CHECK(ended.host == "host-a");
+  CHECK(ended.arrived >= before);
+  CHECK(std::get<Ended>(ended.message).status == 137);
+  CHECK(std::get<Ended>(ended.message).error_text == "Killed");
+  CHECK(test.server.stats().authenticated == 1);
+  CHECK(test.server.stats().open_authenticated == 1);
+}
+
+TEST_CASE("strangers are dropped with one clear line while the job's peer goes on") {
+  TestServer test(300ms);
+  Fd peer = welcomed_peer(test, "host-a", {0});
+  PayloadWriter oversized;
+  oversized.u32(1 << 20);
+  const std::string garbage = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";  // "GET " read as a length
+  CHECK_THAT(refusal_of(test, encode(Hello{"", "h", Role::kRelay, {}})), Catch::Contains("Hello without the job's secret"));
+  CHECK_THAT(refusal_of(test, encode(Hello{make_secret(), "h", Role::kRelay, {}})), Catch::Contains("Hello with a wrong secret"));
+  CHECK_THAT(refusal_of(test, encode(Started{0, 1})), Catch::Contains("first message is Started, expected Hello"));
+  CHECK_THAT(refusal_of(test, garbage), Catch::Contains("frame of 1195725856 bytes exceeds the limit of 65536 bytes"));
+  CHECK_THAT(refusal_of(test, oversized.take()), Catch::Contains("frame of 1048576 bytes exceeds the limit"));
+  CHECK_THAT(refusal_of(test, std::string("\0\0\0\2\2\0", 6)), Catch::Contains("Started: field 'instance' is truncated"));
+  CHECK_THAT(refusal_of(test, ""), Catch::Contains("no Hello within 300 ms"));
+  CHECK_THAT(refusal_of(test, ""), Catch::StartsWith("channel: dropped the connection from 127.0.0.1:"));
+  check_still_heard(test, peer.get(), 0);
+  const ServerStats stats = test.server.stats();
+  CHECK(stats.refused_hello == 3);
+  CHECK(stats.refused_input == 3);
+  CHECK(stats.timed_out == 2);
+  CHECK(stats.open_authenticated == 1);
+}
+
+TEST_CASE("a peer that sends garbage after its Hello is dropped too") {
+  TestServer test;
+  Fd peer = welcomed_peer(test, "host-b", {3});
+  REQUIRE(write_all(peer.get(), std::string("\0\0\0\1\x63", 5)));
+  CHECK(closed_by_peer(peer.get(), 5s));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() == 1; }));
+  CHECK_THAT(test.collector.errors().at(0), Catch::Contains("(host host-b): unknown message type 99"));
+  Fd requester = welcomed_peer(test, "host-c", {4});
+  REQUIRE(write_all(requester.get(), encode(Request{0})));
+  CHECK(closed_by_peer(requester.get(), 5s));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() == 2; }));
+  CHECK_THAT(test.collector.errors().at(1), Catch::Contains("a Request goes down, never up"));
+}
+
+TEST_CASE("a flood of idle connections neither starves the job's peers nor floods the log") {
+  constexpr std::size_t kCap = 16;
+  constexpr int kFlood = 400;
+  TestServer test(2000ms, kCap);
+  Fd peer = welcomed_peer(test, "host-a", {0});
+  std::vector<Fd> flood;
+  for (int i = 0; i < kFlood; ++i) {
+    flood.push_back(raw_connect(test.server.port()));
+    // Half a header: readable, never a frame -- the server may drop it between poll and read.
+    REQUIRE(write_all(flood.back().get(), std::string(2, '\0')));
+  }
+  // A relay that arrives during the flood still gets in: the oldest stranger makes room.
+  Fd late = welcomed_peer(test, "host-late", {1});
+  check_still_heard(test, peer.get(), 0);
+  check_still_heard(test, late.get(), 1);
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > 0; }));
+  const ServerStats stats = test.server.stats();
+  CHECK(stats.refused_over_cap >= kFlood - kCap);
+  CHECK(stats.open_authenticated == 2);
+  const auto errors = test.collector.errors();
+  CHECK(errors.size() < 5);  // reported once a second with the count, not once per connection
+  CHECK_THAT(errors.at(0), Catch::Contains("the oldest of 16 waiting to say Hello: a flood of connections?"));
+}
+
+TEST_CASE("a Request goes to the host that speaks for the instance, or to every host") {
+  TestServer test;
+  Fd a = welcomed_peer(test, "host-a", {0, 1});
+  Fd b = welcomed_peer(test, "host-b", {2, 3});
+  const auto next_request = [](int fd) -> std::int32_t {
+    FrameDecoder decoder;
+    char chunk[64];
+    for (;;) {
+      const ssize_t got = recv(fd, chunk, sizeof chunk, 0);
+      if (got <= 0) return -100;
+      decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+      if (auto message = decoder.next()) return std::get<Request>(*message).instance;
+    }
+  };
+  test.server.request_stacks(3);
+  CHECK(next_request(b.get()) == 3);
+  test.server.request_stacks(kAllInstances);
+  CHECK(next_request(a.get()) == kAllInstances);  // host-a got nothing before it
+  CHECK(next_request(b.get()) == kAllInstances);
+  test.server.request_stacks(9);
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() == 1; }));
+  CHECK(test.collector.errors().at(0) == "channel: cannot ask instance 9 for its stacks: no host speaks for it");
+}
+
+TEST_CASE("the server stops cleanly with connections open") {
+  auto test = std::make_unique<TestServer>();
+  Fd peer = welcomed_peer(*test, "host-a", {0});
+  Fd stranger = raw_connect(test->server.port());
+  test.reset();
+  CHECK(closed_by_peer(peer.get(), 2s));
+  CHECK(closed_by_peer(stranger.get(), 2s));
+}

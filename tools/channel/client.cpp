@@ -1,0 +1,255 @@
+#include "client.hpp"
+
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <cstdio>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "relay.hpp"
+#include "sockets.hpp"
+
+namespace popdist::cli::channel {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kLongestElectionPause = std::chrono::milliseconds(100);
+
+std::uint64_t age_ns(Clock::time_point since) {
+  const auto age = Clock::now() - since;
+  return age.count() < 0 ? 0 : static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(age).count());
+}
+
+std::string machine_host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown-host";
+  return name;
+}
+
+void parse_address(const std::string& text, ClientOptions& options) {
+  const auto colon = text.rfind(':');
+  const std::string expected = " for " + std::string(kAddressVariable) + ", expected host:port";
+  if (colon == std::string::npos || colon == 0) throw std::invalid_argument("'" + text + "'" + expected);
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  const char* first = text.data() + colon + 1;
+  const char* last = text.data() + text.size();
+  int port = 0;
+  const auto [end, error] = std::from_chars(first, last, port);
+  if (error != std::errc() || end != last || port < 1 || port > 65535)
+    throw std::invalid_argument("port '" + std::string(first, last) + "' in '" + text + "'" + expected +
+                                " with a port from 1 to 65535");
+  options.server_address = host;
+  options.server_port = port;
+}
+
+}  // namespace
+
+ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance) {
+  ClientOptions options;
+  options.secret = secret_from_environment(lookup);
+  const auto address = lookup(kAddressVariable);
+  if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
+  parse_address(*address, options);
+  if (const auto host = lookup(kHostVariable); host && !host->empty()) options.host = *host;
+  options.instance = instance;
+  return options;
+}
+
+class Client::Impl {
+ public:
+  explicit Impl(ClientOptions options) : options_(std::move(options)) {
+    if (options_.host.empty()) options_.host = machine_host_name();
+    if (!options_.on_error) options_.on_error = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    name_ = "popdist-channel/" + job_tag(options_.secret) + "/" + options_.host;
+    std::lock_guard lock(link_mutex_);
+    elect(Clock::now() + options_.connect_timeout);
+    thread_ = std::thread([this] { run(); });
+  }
+
+  ~Impl() { close(); }
+
+  void on_request(std::function<void(const Request&)> callback) {
+    std::lock_guard lock(callback_mutex_);
+    callback_ = std::move(callback);
+  }
+
+  bool send(Message message) {
+    std::lock_guard lock(link_mutex_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (relay_ && relay_->alive()) return relay_->send(std::move(message)), true;
+      if (link_.valid() && write_all(link_.get(), encode(message))) return true;
+      if (!reconnect()) return false;
+    }
+    return false;
+  }
+
+  bool is_relay() const {
+    std::lock_guard lock(link_mutex_);
+    return relay_ != nullptr;
+  }
+
+  void close() noexcept {
+    if (closed_.exchange(true)) return;
+    wake_.signal();
+    if (thread_.joinable()) thread_.join();
+    std::lock_guard lock(link_mutex_);
+    if (relay_) relay_->finish(options_.relay_linger);
+    relay_.reset();
+    link_.reset();
+  }
+
+  const ClientOptions& options() const { return options_; }
+
+ private:
+  // Bind the host's name and be its relay, or connect to the relay that did; again until one works.
+  void elect(Clock::time_point deadline) {
+    const std::string hello = encode(Hello{options_.secret, options_.host, Role::kAgent, {options_.instance}});
+    for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kLongestElectionPause)) {
+      if (Fd listener = listen_abstract(name_); listener.valid()) {
+        relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
+                                         RelayCallbacks{[this](const Request& request) { dispatch(request); },
+                                                        options_.on_error});
+        return;
+      }
+      if (Fd fd = connect_abstract(name_); fd.valid()) {
+        if (peer_uid(fd.get()) != getuid())
+          throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by another user (uid " +
+                                   std::to_string(peer_uid(fd.get())) + "): refusing to send it the job's secret");
+        const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
+        if (write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) {
+          link_ = std::move(fd);
+          decoder_ = FrameDecoder();
+          return;
+        }
+      }
+      // The name is bound but nobody welcomed us: a relay starting, or one that just stopped.
+      if (Clock::now() + pause > deadline)
+        throw std::runtime_error("channel: no relay for host " + options_.host + " within " +
+                                 std::to_string(options_.connect_timeout.count()) + " ms");
+      std::this_thread::sleep_for(pause);
+    }
+  }
+
+  RelayOptions relay_options(Clock::time_point deadline) const {
+    RelayOptions relay;
+    relay.secret = options_.secret;
+    relay.host = options_.host;
+    relay.server_address = options_.server_address;
+    relay.server_port = options_.server_port;
+    relay.instances = {options_.instance};
+    relay.hello_deadline = options_.hello_deadline;
+    relay.connect_deadline = deadline;
+    return relay;
+  }
+
+  // The link is gone (the relay stopped or died): elect again. Called with link_mutex_ held.
+  bool reconnect() {
+    relay_.reset();
+    link_.reset();
+    ++generation_;
+    try {
+      elect(Clock::now() + options_.connect_timeout);
+      return true;
+    } catch (const std::exception& error) {
+      options_.on_error(std::string("channel: instance ") + std::to_string(options_.instance) + " lost its channel: " +
+                        error.what());
+      return false;
+    }
+  }
+
+  void run();
+  void read_link(std::uint64_t generation);
+  void dispatch(const Request& request) {
+    std::lock_guard lock(callback_mutex_);
+    if (callback_) callback_(request);
+  }
+
+  ClientOptions options_;
+  std::string name_;
+  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_
+  std::unique_ptr<Relay> relay_;
+  Fd link_;
+  FrameDecoder decoder_;
+  std::uint64_t generation_ = 0;
+  std::mutex callback_mutex_;
+  std::function<void(const Request&)> callback_;
+  WakeUp wake_;
+  std::atomic<bool> closed_{false};
+  std::thread thread_;
+};
+
+// The beat, and the Requests that come down the link to a relay.
+void Client::Impl::run() {
+  std::uint64_t sequence = 0;
+  auto next_beat = Clock::now() + options_.beat_interval;
+  while (!closed_) {
+    int fd = -1;
+    std::uint64_t generation = 0;
+    {
+      std::lock_guard lock(link_mutex_);
+      if (relay_ && !relay_->alive()) reconnect();
+      fd = link_.valid() ? link_.get() : -1;
+      generation = generation_;
+    }
+    pollfd fds[] = {{wake_.fd(), POLLIN, 0}, {fd, POLLIN, 0}};
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now()).count();
+    if (poll(fds, 2, static_cast<int>(std::max<long>(wait, 0) + 1)) < 0 && errno != EINTR) break;
+    if (fds[0].revents) wake_.drain();
+    if (closed_) break;
+    if (fds[1].revents) read_link(generation);
+    if (Clock::now() >= next_beat) {
+      send(Beat{options_.instance, sequence++});
+      next_beat = std::max(next_beat + options_.beat_interval, Clock::now());
+    }
+  }
+}
+
+void Client::Impl::read_link(std::uint64_t generation) {
+  std::vector<Request> requests;
+  {
+    std::lock_guard lock(link_mutex_);
+    if (generation != generation_ || !link_.valid()) return;  // replaced meanwhile
+    char chunk[4096];
+    const ssize_t got = recv(link_.get(), chunk, sizeof chunk, MSG_DONTWAIT);
+    if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
+    bool lost = got <= 0;
+    if (!lost) {
+      decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+      try {
+        while (auto message = decoder_.next())
+          if (auto* request = std::get_if<Request>(&*message)) requests.push_back(*request);
+      } catch (const FrameError& error) {
+        options_.on_error(std::string("channel: bad frame from the host's relay: ") + error.what());
+        lost = true;
+      }
+    }
+    if (lost) reconnect();
+  }
+  for (const auto& request : requests) dispatch(request);
+}
+
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+Client::~Client() { impl_->close(); }
+void Client::on_request(std::function<void(const Request&)> callback) { impl_->on_request(std::move(callback)); }
+bool Client::send_started(std::int64_t pid) { return impl_->send(Started{impl_->options().instance, pid}); }
+bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text) {
+  return impl_->send(Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail)});
+}
+bool Client::send_activity(std::chrono::steady_clock::time_point last_output) {
+  return impl_->send(Activity{impl_->options().instance, age_ns(last_output)});
+}
+bool Client::send_stack_dump(std::string_view text) {
+  return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead)});
+}
+bool Client::is_relay() const { return impl_->is_relay(); }
+void Client::close() noexcept { impl_->close(); }
+
+}  // namespace popdist::cli::channel

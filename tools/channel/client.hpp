@@ -1,0 +1,74 @@
+#pragma once
+// The channel as an instance's agent sees it: connect() elects the host's relay without
+// coordination -- each agent tries to bind the abstract Unix socket named from the job (a hash of
+// its secret) and the host; the one that binds is the relay (relay.hpp) and connects to
+// `popdist run`, the others connect to it -- then the agent sends what it knows and gets
+// Requests back. A beat goes out on a timer thread at a steady interval. When the relay goes
+// away, the agents left elect another one (the same way) and say Hello again.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "frame.hpp"
+#include "secret.hpp"
+
+namespace popdist::cli::channel {
+
+/// `host:port` of popdist run's channel (IPv6 as `[address]:port`).
+inline constexpr const char* kAddressVariable = "POPDIST_CHANNEL_ADDRESS";
+/// The host name the relay is elected under, when not the machine's (fake hosts in tests).
+inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
+
+struct ClientOptions {
+  std::string secret;
+  std::string server_address;
+  int server_port = 0;
+  std::string host;  ///< "" = gethostname()
+  std::int32_t instance = 0;
+  std::chrono::milliseconds beat_interval{1000};
+  std::chrono::milliseconds connect_timeout{30000};
+  std::chrono::milliseconds hello_deadline{2000};
+  /// How long a relay whose own agent is done waits for its host's other agents to finish.
+  std::chrono::milliseconds relay_linger{60000};
+  std::function<void(const std::string& line)> on_error;  ///< default: stderr
+};
+
+/// The options from kSecretVariable, kAddressVariable and (optional) kHostVariable; throws
+/// std::invalid_argument naming the variable, its value (never the secret's) and what was expected.
+[[nodiscard]] ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance);
+
+class Client {
+ public:
+  /// Elects or finds the host's relay and says Hello; throws std::runtime_error when no relay
+  /// is reached by `connect_timeout`.
+  explicit Client(ClientOptions options);
+  ~Client();
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  /// Called on the client's thread (or its relay's) for each Request naming this instance.
+  void on_request(std::function<void(const Request&)> callback);
+
+  // Each returns false when the channel is lost and no new relay could be reached.
+  bool send_started(std::int64_t pid);
+  /// `status` as a shell reports it; `ended_at` on this machine's steady clock (sent as an age).
+  bool send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text);
+  bool send_activity(std::chrono::steady_clock::time_point last_output);
+  /// A faulthandler dump; cut to fit a frame, keeping its head (the innermost frames first).
+  bool send_stack_dump(std::string_view text);
+
+  [[nodiscard]] bool is_relay() const;
+  /// Stops the beat; a relay then lingers for its host's other agents (relay_linger).
+  void close() noexcept;
+
+  class Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace popdist::cli::channel

@@ -1,0 +1,70 @@
+#include "connection.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace popdist::cli::channel {
+namespace {
+constexpr std::size_t kReadChunk = 64 * 1024;
+}  // namespace
+
+Connection::Connection(Fd fd, std::string peer, SteadyTime deadline)
+    : hello_deadline(deadline), fd_(std::move(fd)), peer_(std::move(peer)) {}
+
+bool Connection::read_available(std::vector<Message>& messages) {
+  char chunk[kReadChunk];
+  const ssize_t got = recv(fd_.get(), chunk, sizeof chunk, 0);
+  if (got < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+  if (got == 0) return false;
+  bytes_received += static_cast<std::uint64_t>(got);
+  decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+  while (auto message = decoder_.next()) messages.push_back(std::move(*message));
+  return true;
+}
+
+bool Connection::flush() {
+  while (!output_.empty()) {
+    const ssize_t sent = send(fd_.get(), output_.data(), output_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0 && errno == EINTR) continue;
+    if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
+    output_.erase(0, static_cast<std::size_t>(sent));
+  }
+  return true;
+}
+
+void Connection::authenticate(const Message& first, const std::string& secret, std::optional<Role> role) {
+  const auto* hello = std::get_if<Hello>(&first);
+  if (!hello)
+    throw FrameError(std::string("first message is ") + type_name(type_of(first)) + ", expected Hello");
+  if (hello->secret.empty()) throw FrameError("Hello without the job's secret");
+  if (!secrets_equal(hello->secret, secret)) throw FrameError("Hello with a wrong secret");
+  if (role && hello->role != *role)
+    throw FrameError(std::string("Hello from a ") + (hello->role == Role::kRelay ? "relay" : "agent") + ", expected " +
+                     (*role == Role::kRelay ? "a relay" : "an agent"));
+  authenticated = true;
+  host = hello->host;
+  instances = hello->instances;
+}
+
+std::string describe_peer(int fd) {
+  sockaddr_storage address{};
+  socklen_t length = sizeof address;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) return "an unknown peer";
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (address.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&address);
+    inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text);
+    return std::string(text) + ":" + std::to_string(ntohs(v4->sin_port));
+  }
+  if (address.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&address);
+    inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
+    return "[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
+  }
+  return "local uid " + std::to_string(peer_uid(fd));
+}
+
+}  // namespace popdist::cli::channel

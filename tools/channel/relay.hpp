@@ -1,0 +1,68 @@
+#pragma once
+// A host's relay: the one agent of a host that won the election (client.hpp) holds the host's
+// one TCP connection to `popdist run`, and forwards the frames of its host's other agents (which
+// reach it on an abstract Unix socket) up, and Requests down to the agent they name. So
+// `popdist run` has one connection per host, not per instance. Locals must say Hello with the
+// job's secret too (any local process can reach an abstract socket) and run as the same user.
+// When its own agent is done, the relay lingers until its host's other agents have closed their
+// connections (bounded); after that they elect a new relay among themselves.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frame.hpp"
+#include "sockets.hpp"
+
+namespace popdist::cli::channel {
+
+struct RelayOptions {
+  std::string secret;
+  std::string host;
+  std::string server_address;
+  int server_port = 0;
+  std::vector<std::int32_t> instances;  ///< those of the relay's own agent
+  std::chrono::milliseconds hello_deadline{2000};
+  /// Local connections without a Hello yet (same user only); a host's agents connect at once.
+  std::size_t max_unauthenticated = 4096;
+  std::chrono::steady_clock::time_point connect_deadline;
+};
+
+struct RelayCallbacks {
+  std::function<void(const Request&)> on_own_request;    ///< a Request for the relay's own agent
+  std::function<void(const std::string& line)> on_error;
+};
+
+class Relay {
+ public:
+  /// Takes the listening socket that won the election, connects to `popdist run` and waits for
+  /// its Welcome (retrying until the deadline; throws std::runtime_error naming the address),
+  /// then serves on its own thread.
+  Relay(Fd listener, RelayOptions options, RelayCallbacks callbacks);
+  ~Relay();
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+
+  /// Sends a message of the relay's own agent (any thread).
+  void send(Message message);
+  /// False once the connection to `popdist run` is lost (the relay has then stopped).
+  [[nodiscard]] bool alive() const;
+  [[nodiscard]] std::size_t local_agents() const;
+  /// Lingers until every local agent has closed its connection and everything is sent, at most
+  /// `linger`, then stops. Idempotent; the destructor stops without lingering.
+  void finish(std::chrono::milliseconds linger) noexcept;
+
+  class Loop;
+
+ private:
+  std::unique_ptr<Loop> loop_;
+};
+
+/// Waits on a blocking socket for the Welcome that answers a Hello; false when the peer closes,
+/// sends anything else, or the deadline passes.
+[[nodiscard]] bool await_welcome(int fd, std::chrono::steady_clock::time_point deadline);
+
+}  // namespace popdist::cli::channel

@@ -1,0 +1,75 @@
+#pragma once
+// The channel's end in `popdist run`: a TCP listener served by a poll() loop on its own thread.
+// Every connection must send a Hello with the job's secret within a deadline, or is closed; the
+// connections still waiting for theirs are capped (the oldest makes room), so a flood of
+// strangers cannot use up the descriptors and the loop that the job's relays need. Bad input from anyone ends that
+// connection with one error line, never the server. Decoded messages go to a callback with the
+// host that sent them and their arrival on this machine's steady clock.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "frame.hpp"
+
+namespace popdist::cli::channel {
+
+struct ServerOptions {
+  std::string address;  ///< where to listen; "" = every address
+  int port = 0;         ///< 0 = the kernel picks (see Server::port())
+  std::string secret;
+  std::chrono::milliseconds hello_deadline{2000};
+  /// Connections without a Hello yet; beyond it the oldest of them is dropped (its relay
+  /// retries). The launcher sets at least its number of hosts: they all connect at start.
+  std::size_t max_unauthenticated = 256;
+};
+
+/// A message as it arrived: the host its connection's Hello named, and when (steady clock).
+struct Delivery {
+  std::string host;
+  std::chrono::steady_clock::time_point arrived;
+  Message message;  ///< a Hello's secret is blanked
+};
+
+struct ServerCallbacks {
+  std::function<void(Delivery)> on_message;                 ///< on the server's thread
+  std::function<void(const std::string& line)> on_error;    ///< one line per refused peer
+  std::function<void(const std::string& host)> on_closed;   ///< an authenticated connection ended
+};
+
+struct ServerStats {
+  std::uint64_t accepted = 0;
+  std::uint64_t authenticated = 0;
+  std::uint64_t refused_over_cap = 0;  ///< dropped to make room: too many without a Hello
+  std::uint64_t refused_hello = 0;     ///< no secret, a wrong one, or not a Hello first
+  std::uint64_t refused_input = 0;     ///< garbage or oversized frames
+  std::uint64_t timed_out = 0;         ///< no Hello before the deadline
+  std::uint64_t open_authenticated = 0;
+  std::uint64_t bytes_received = 0;
+};
+
+class Server {
+ public:
+  /// Listens and starts the thread; throws std::system_error when it cannot listen.
+  Server(ServerOptions options, ServerCallbacks callbacks);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  [[nodiscard]] int port() const;
+  /// Asks `instance` (or kAllInstances) to dump its stacks, through its host's connection.
+  void request_stacks(std::int32_t instance);
+  [[nodiscard]] ServerStats stats() const;
+  /// Ends the thread and closes every connection; idempotent, and what the destructor does.
+  void stop() noexcept;
+
+  class Loop;
+
+ private:
+  std::unique_ptr<Loop> loop_;
+};
+
+}  // namespace popdist::cli::channel
