@@ -7,14 +7,15 @@
 
 #include <iostream>
 
-#include "argument_checks.hpp"
+#include "agent/instance_command.hpp"
+#include "common/argument_checks.hpp"
+#include "job/agent_line.hpp"
 #include "popdist/popdist.hpp"
-#include "run_command.hpp"
-#include "run_line.hpp"
-#include "run_main.hpp"
-#include "instance_agent.hpp"
-#include "stacks_command.hpp"
-#include "topology_command.hpp"
+#include "run/options/run_command.hpp"
+#include "run/options/run_line.hpp"
+#include "run/run_main.hpp"
+#include "stacks/stacks_command.hpp"
+#include "topology/topology_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"popdist: the distribution context of MPI-launched jobs (who am I, how many are we)", "popdist"};
@@ -25,7 +26,7 @@ int main(int argc, char** argv) {
   const auto run_run = popdist::cli::add_run_command(app);
   const auto run_instance = popdist::cli::add_instance_command(app);
   const auto run_stacks = popdist::cli::add_stacks_command(app);
-  // `popdist run` reads its own line so that one run reports every problem of it (run_line.hpp);
+  // `popdist run` reads its own line so that one run reports every problem of it (run/options/run_line.hpp);
   // CLI11 below still prints its --help.
   if (argc >= 2 && std::string(argv[1]) == "run") {
     auto line = popdist::cli::parse_run_line(std::vector<std::string>(argv + 2, argv + argc));

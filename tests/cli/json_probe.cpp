@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "json_writer.hpp"
+#include "topology/json_writer.hpp"
 
 using popdist::cli::topology_cmd::JsonWriter;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "box_diagram.hpp"
-#include "text_table.hpp"
+#include "common/box_diagram.hpp"
+#include "topology/text_table.hpp"
 
 #include <algorithm>
 

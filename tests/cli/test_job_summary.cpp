@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "job_summary.hpp"
-#include "topology_json.hpp"
+#include "topology/job_summary.hpp"
+#include "topology/topology_json.hpp"
 
 using popdist::InstanceView;
 using popdist::Launcher;

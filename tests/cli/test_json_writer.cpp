@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "json_writer.hpp"
+#include "topology/json_writer.hpp"
 
 using popdist::cli::topology_cmd::json_quote;
 using popdist::cli::topology_cmd::JsonWriter;

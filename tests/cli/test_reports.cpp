@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "job_summary.hpp"
 #include "popdist/environment.hpp"
-#include "topology_json.hpp"
-#include "topology_report.hpp"
+#include "topology/job_summary.hpp"
+#include "topology/topology_json.hpp"
+#include "topology/topology_report.hpp"
 
 using namespace popdist::cli::topology_cmd;
 

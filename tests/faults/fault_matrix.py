@@ -27,7 +27,7 @@ import sys
 import time
 from dataclasses import dataclass
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "launchers"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "popdist_run"))
 from launcher_common import CheckFailed, check, describe, main, mpi_test_environment, skip  # noqa: E402
 
 PYTHON_CELL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fault_cell.py")
@@ -213,7 +213,7 @@ def hangs_after_its_job(pid):
     """Whether the process `pid` has children and all of them have ended unreaped: Open MPI's
     mpirun sometimes deadlocks in PMIx's server finalize after its job has ended, seen about once
     in a hundred runs here when an instance dies while the others start MPI. `popdist run` ends
-    such an mpirun itself (tools/run/process_runner.hpp); bare mpirun hangs."""
+    such an mpirun itself (tools/run/supervise/process_runner.hpp); bare mpirun hangs."""
     children = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):

@@ -5,9 +5,9 @@
 #include <cstdint>
 
 #include "fuzz_input.hpp"
-#include "host_list.hpp"
-#include "host_source.hpp"
 #include "popdist/error.hpp"
+#include "run/plan/host_list.hpp"
+#include "run/plan/host_source.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const auto text = popdist::fuzz::as_text(data, size);

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "fuzz_input.hpp"
-#include "hostfile.hpp"
 #include "popdist/error.hpp"
+#include "run/plan/hostfile.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in{std::string(popdist::fuzz::as_text(data, size))};

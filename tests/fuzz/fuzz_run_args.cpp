@@ -9,14 +9,14 @@
 #include <cstdint>
 
 #include "fuzz_input.hpp"
-#include "host_source.hpp"
-#include "launch_plan.hpp"
-#include "mpirun_command.hpp"
+#include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run_command.hpp"
-#include "run_line.hpp"
-#include "topology_table.hpp"
-#include "validation.hpp"
+#include "run/mpirun/mpirun_command.hpp"
+#include "run/options/run_command.hpp"
+#include "run/options/run_line.hpp"
+#include "run/options/validation.hpp"
+#include "run/plan/host_source.hpp"
+#include "run/plan/topology_table.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace popdist::cli;

@@ -1,4 +1,4 @@
-#include "argument_checks.hpp"
+#include "common/argument_checks.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <optional>
 
-#include "argument_text.hpp"
+#include "common/argument_text.hpp"
 #include "popdist/error.hpp"
 
 namespace popdist::cli {

@@ -1,4 +1,4 @@
-#include "argument_text.hpp"
+#include "common/argument_text.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "box_diagram.hpp"
+#include "common/box_diagram.hpp"
 
 #include <algorithm>
 #include <stdexcept>

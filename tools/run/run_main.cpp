@@ -1,4 +1,4 @@
-#include "run_main.hpp"
+#include "run/run_main.hpp"
 
 #include <fmt/format.h>
 #include <fcntl.h>
@@ -15,26 +15,26 @@
 #include <optional>
 #include <thread>
 
-#include "command_length.hpp"
-#include "find_program.hpp"
-#include "job_variables.hpp"
-#include "host_source.hpp"
-#include "failure_report.hpp"
-#include "instance_plan.hpp"
-#include "instance_status.hpp"
-#include "launch_plan.hpp"
-#include "local_cores.hpp"
-#include "master_endpoint.hpp"
-#include "mpirun_command.hpp"
-#include "notices.hpp"
-#include "parent_death.hpp"
+#include "job/instance_plan.hpp"
+#include "job/instance_status.hpp"
+#include "job/launch_plan.hpp"
+#include "job/local_cores.hpp"
+#include "job/parent_death.hpp"
 #include "popdist/error.hpp"
-#include "process_runner.hpp"
-#include "report_file.hpp"
-#include "shell_words.hpp"
-#include "stack_report.hpp"
-#include "topology_table.hpp"
-#include "validation.hpp"
+#include "run/mpirun/command_length.hpp"
+#include "run/mpirun/find_program.hpp"
+#include "run/mpirun/mpirun_command.hpp"
+#include "run/mpirun/shell_words.hpp"
+#include "run/options/notices.hpp"
+#include "run/options/validation.hpp"
+#include "run/plan/host_source.hpp"
+#include "run/plan/job_variables.hpp"
+#include "run/plan/master_endpoint.hpp"
+#include "run/plan/topology_table.hpp"
+#include "run/report/failure_report.hpp"
+#include "run/report/report_file.hpp"
+#include "run/supervise/process_runner.hpp"
+#include "stacks/stack_report.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -189,7 +189,7 @@ PreparedJob prepare_job(const RunOptions& parsed, const EnvLookup& env) {
     job.context.exports = effects.exports;
     job.fixed_port = options.master_port.has_value() || env("MASTER_PORT").has_value();
     if (planned) {
-      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (master_endpoint.hpp).
+      // torchrun's MASTER_ADDR/MASTER_PORT for every instance (run/plan/master_endpoint.hpp).
       const MasterEndpoint master = choose_master(job.plan, options, env, real_network());
       job.context.master_addr = master.address;
       job.context.master_port = master.port;
@@ -277,7 +277,7 @@ std::string process_limit_hint() {
                      static_cast<unsigned long long>(limit.rlim_cur));
 }
 
-/// `popdist stacks` finds a running job by this file (stack_report.hpp): our pid and the instance count.
+/// `popdist stacks` finds a running job by this file (stacks/stack_report.hpp): our pid and the instance count.
 void write_launcher_file(const std::string& job_dir, int num_instances) {
   if (job_dir.empty()) return;
   std::ofstream(job_dir + "/popdist-run.pid") << ::getpid() << " " << num_instances << "\n";
@@ -341,7 +341,7 @@ int run_attempts(const PreparedJob& job, const std::string& mpirun_path) {
 }  // namespace
 
 int run_job(const RunOptions& parsed, const EnvLookup& env) {
-  // Every problem of the line is reported in one run (notices.hpp): the parser's, in command-line
+  // Every problem of the line is reported in one run (run/options/notices.hpp): the parser's, in command-line
   // order, then each later stage's as far as the stages before it allow.
   PreparedJob job = prepare_job(parsed, env);
   if (has_errors(job.notices)) {

@@ -3,7 +3,7 @@
 // or run it and return its exit status.
 
 #include "popdist/environment.hpp"
-#include "run_options.hpp"
+#include "run/options/run_options.hpp"
 
 namespace popdist::cli {
 

@@ -1,4 +1,4 @@
-#include "init_settings.hpp"
+#include "topology/init_settings.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <array>
 #include <cctype>
 
-#include "argument_text.hpp"
+#include "common/argument_text.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 

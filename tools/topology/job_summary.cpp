@@ -1,4 +1,4 @@
-#include "job_summary.hpp"
+#include "topology/job_summary.hpp"
 
 #include <utility>
 

@@ -1,4 +1,4 @@
-#include "json_writer.hpp"
+#include "topology/json_writer.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,15 +1,15 @@
 // `popdist topology` as CLI11 sees it: the subcommand and its options; what runs once they are
 // parsed is in topology_main.cpp.
-#include "topology_command.hpp"
+#include "topology/topology_command.hpp"
 
 #include <iostream>
 #include <memory>
 
-#include "argument_checks.hpp"
-#include "init_settings.hpp"
+#include "common/argument_checks.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
-#include "topology_main.hpp"
+#include "topology/init_settings.hpp"
+#include "topology/topology_main.hpp"
 
 namespace popdist::cli {
 

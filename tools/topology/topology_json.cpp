@@ -1,4 +1,4 @@
-#include "topology_json.hpp"
+#include "topology/topology_json.hpp"
 
 #include <optional>
 #include <sstream>

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "job_summary.hpp"
-#include "json_writer.hpp"
 #include "popdist/topology.hpp"
+#include "topology/job_summary.hpp"
+#include "topology/json_writer.hpp"
 
 namespace popdist::cli::topology_cmd {
 

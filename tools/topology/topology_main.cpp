@@ -1,16 +1,16 @@
-#include "topology_main.hpp"
+#include "topology/topology_main.hpp"
 
 #include <exception>
 #include <iostream>
 
-#include "job_summary.hpp"
-#include "popdist/job_check.hpp"
 #include "popdist/environment.hpp"
 #include "popdist/error.hpp"
+#include "popdist/job_check.hpp"
 #include "popdist/runtime.hpp"
 #include "popdist/topology.hpp"
-#include "topology_json.hpp"
-#include "topology_report.hpp"
+#include "topology/job_summary.hpp"
+#include "topology/topology_json.hpp"
+#include "topology/topology_report.hpp"
 
 namespace popdist::cli::topology_cmd {
 namespace {

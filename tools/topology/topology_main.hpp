@@ -4,7 +4,7 @@
 
 #include <iosfwd>
 
-#include "topology_options.hpp"
+#include "topology/topology_options.hpp"
 
 namespace popdist::cli::topology_cmd {
 

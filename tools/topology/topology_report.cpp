@@ -1,14 +1,14 @@
-#include "topology_report.hpp"
+#include "topology/topology_report.hpp"
 
 #include <cstdint>
 #include <map>
 #include <utility>
 #include <vector>
 
-#include "box_diagram.hpp"
+#include "common/box_diagram.hpp"
 #include "popdist/error.hpp"
 #include "popdist/topology_fields.hpp"
-#include "text_table.hpp"
+#include "topology/text_table.hpp"
 
 namespace popdist::cli::topology_cmd {
 namespace {

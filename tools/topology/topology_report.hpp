@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "job_summary.hpp"
 #include "popdist/topology.hpp"
+#include "topology/job_summary.hpp"
 
 namespace popdist::cli::topology_cmd {
 

@@ -103,7 +103,7 @@ def test_taken_master_port_is_an_error_naming_it(tmp_path):
 
 def test_collective_left_in_flight_at_exit_does_not_abort(tmp_path):
     """popdist run's Python start-up hook tears torch.distributed down at exit, while the interpreter
-    is whole, for a script that never imports popdist (tools/run/python_startup/sitecustomize.py).
+    is whole, for a script that never imports popdist (tools/agent/python_startup/sitecustomize.py).
     The script leaves a collective in flight at exit; without the hook about half its runs abort
     (status 134), so three clean runs in a row are the hook's doing."""
     for attempt in range(3):

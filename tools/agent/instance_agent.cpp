@@ -1,0 +1,245 @@
+#include "agent/instance_agent.hpp"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+#include "agent/whole_lines.hpp"
+#include "job/instance_plan.hpp"
+#include "job/instance_status.hpp"
+#include "job/local_cores.hpp"
+#include "job/parent_death.hpp"
+#include "popdist/error.hpp"
+
+namespace popdist::cli {
+namespace {
+
+// How many lines of stderr the failure report shows.
+constexpr std::size_t kKeptErrorLines = 20;
+
+// The program's pid, for the handler that forwards signals to it: a global volatile
+// sig_atomic_t because a signal handler takes no argument and may only touch those.
+volatile sig_atomic_t g_program_pid = 0;
+
+void forward_signal(int signal_number) {
+  if (g_program_pid > 0) ::kill(g_program_pid, signal_number);
+}
+
+// What mpirun passes on to its processes (Open MPI: TSTP, USR1, USR2, ABRT, ALRM, CONT, and the
+// TERM/INT/HUP of a teardown), passed on to the program.
+constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
+                                     SIGCONT, SIGTSTP, SIGALRM, SIGABRT};
+
+void say(const std::string& text) { std::fprintf(stderr, "popdist run: %s\n", text.c_str()); }
+
+int rank_from_environment(int instances) {
+  const char* text = std::getenv("OMPI_COMM_WORLD_RANK");
+  char* end = nullptr;
+  const long rank = text != nullptr ? std::strtol(text, &end, 10) : -1;
+  if (text == nullptr || *text == '\0' || *end != '\0' || rank < 0 || rank >= instances) {
+    throw UsageError(std::string("OMPI_COMM_WORLD_RANK=") + (text != nullptr ? text : "(unset)") +
+                     ": expected the rank that Open MPI's mpirun gives each process, 0.." +
+                     std::to_string(instances - 1));
+  }
+  return static_cast<int>(rank);
+}
+
+void set_instance_environment(const AgentOptions& options, const LaunchPlan& plan, int rank) {
+  for (const auto& [name, value] : instance_variables(plan, rank)) ::setenv(name.c_str(), value.c_str(), 1);
+  if (!options.job_dir.empty()) {
+    ::setenv("POPDIST_RUN_JOB_DIR", options.job_dir.c_str(), 1);
+    // As torchrun does: torch's @record writes the instance's exception there (run/report/failure_report.hpp).
+    ::setenv("TORCHELASTIC_ERROR_FILE", instance_file(options.job_dir, rank, ".error.json").c_str(), 1);
+  }
+  if (options.omp_threads && std::getenv("OMP_NUM_THREADS") == nullptr) {
+    const auto& host = plan.hosts.at(static_cast<std::size_t>(plan.instances.at(static_cast<std::size_t>(rank)).host));
+    ::setenv("OMP_NUM_THREADS", std::to_string(default_omp_threads(local_cores(), host.num_instances)).c_str(), 1);
+  }
+}
+
+/// The instance's log file `name` under --log-dir/<rank>/; -1 (after a warning) when it cannot be made.
+int open_log(const AgentOptions& options, int rank, const char* name) {
+  if (options.log_dir.empty()) return -1;
+  const auto folder = std::filesystem::path(options.log_dir) / std::to_string(rank);
+  std::error_code error;
+  std::filesystem::create_directories(folder, error);
+  const auto path = (folder / name).string();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) say("instance " + std::to_string(rank) + ": cannot write " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+[[noreturn]] void exec_program(const std::vector<std::string>& program, int out, int err, pid_t parent) {
+  // Die with the agent: if mpirun kills it with SIGKILL, no program is left behind.
+  if (!end_with_parent(SIGKILL, parent)) ::_exit(137);
+  ::dup2(out, STDOUT_FILENO);
+  ::dup2(err, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const auto& word : program) argv.push_back(const_cast<char*>(word.c_str()));
+  argv.push_back(nullptr);
+  ::execvp(argv[0], argv.data());
+  const int error = errno;
+  std::fprintf(stderr, "popdist run: cannot start '%s': %s\n", program.front().c_str(), std::strerror(error));
+  ::_exit(error == ENOENT ? 127 : 126);
+}
+
+/// Touches the instance's .alive file, at most once a second: the stall watch reads its time.
+class AliveMark {
+ public:
+  AliveMark(const std::string& job_dir, int rank)
+      : path_(job_dir.empty() ? "" : instance_file(job_dir, rank, ".alive")) {
+    touch();
+  }
+  void wrote() {
+    if (std::chrono::steady_clock::now() - last_ >= std::chrono::seconds(1)) touch();
+  }
+
+ private:
+  void touch() {
+    last_ = std::chrono::steady_clock::now();
+    if (path_.empty()) return;
+    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    ::futimens(fd, nullptr);
+    ::close(fd);
+  }
+  std::string path_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+void pass_output(OutputStream (&streams)[2], AliveMark& alive) {
+  while (streams[0].from >= 0 || streams[1].from >= 0) {
+    pollfd fds[2];
+    for (int i = 0; i < 2; ++i) fds[i] = {streams[i].from, POLLIN, 0};  // a negative fd is ignored
+    if (::poll(fds, 2, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (streams[i].from >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) streams[i].read_some();
+    }
+    if (streams[0].wrote || streams[1].wrote) alive.wrote();
+    streams[0].wrote = streams[1].wrote = false;
+  }
+}
+
+void record_end(const AgentOptions& options, int rank, int status, const OutputStream& errors) {
+  if (options.job_dir.empty()) return;
+  std::string tail;
+  for (const auto& line : errors.last_lines) tail += line + "\n";
+  const auto tail_file = instance_file(options.job_dir, rank, ".stderr");
+  if (const int fd = ::open(tail_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); fd >= 0) {
+    write_all(fd, tail.data(), tail.size());
+    ::close(fd);
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  record_instance_status(instance_status_file(options.job_dir, rank), status, host);  // last: the report reads it first
+}
+
+/// Ends as the program ended. A signal is raised again without a core of our own: the program's
+/// core (if any) is the one that matters, and the kernel has written it already.
+int end_like(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (!WIFSIGNALED(status)) return 1;
+  const int signal_number = WTERMSIG(status);
+  const struct rlimit no_core {0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+  ::signal(signal_number, SIG_DFL);
+  sigset_t unblock;
+  sigemptyset(&unblock);
+  sigaddset(&unblock, signal_number);
+  ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
+  ::raise(signal_number);
+  return 128 + signal_number;
+}
+
+}  // namespace
+
+std::vector<std::string> with_colons(std::vector<std::string> program, const std::string& positions) {
+  std::stringstream list(positions);
+  for (std::string item; std::getline(list, item, ',');) {
+    const auto position = std::strtoul(item.c_str(), nullptr, 10);
+    if (position >= 1 && position <= program.size()) program[position - 1] = ":";
+  }
+  return program;
+}
+
+int run_instance(const AgentOptions& options) {
+  if (options.program.empty()) {
+    say("_instance: no program");
+    return 2;
+  }
+  LaunchPlan plan;
+  int rank = 0;
+  try {
+    plan = plan_from_argument(options.plan);
+    rank = rank_from_environment(plan.num_instances);
+  } catch (const UsageError& e) {
+    say(std::string("_instance: ") + e.what());
+    return 2;
+  }
+  // Die with mpirun (or its daemon): killed by SIGKILL, it can forward nothing (issue: instances
+  // that never write would otherwise run on).
+  if (!end_with_parent(SIGKILL, ::getppid())) return 137;
+  set_instance_environment(options, plan, rank);
+  const bool shown = !(options.output_from && *options.output_from != rank) && (options.log_dir.empty() || options.tee);
+
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    std::perror("popdist run: pipe");
+    return 1;
+  }
+  struct sigaction action {};
+  action.sa_handler = forward_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (const int signal_number : kForwardedSignals) ::sigaction(signal_number, &action, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);  // a reader that went away must not kill us before the program ends
+
+  const pid_t self = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    say(std::string("fork failed: ") + std::strerror(errno) + " (the process limit, ulimit -u, counts this agent too)");
+    return 1;
+  }
+  if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
+  g_program_pid = pid;
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+
+  OutputStream streams[2];
+  streams[0].from = out_pipe[0];
+  streams[0].to = shown ? STDOUT_FILENO : -1;
+  streams[0].log = open_log(options, rank, "stdout.log");
+  streams[1].from = err_pipe[0];
+  streams[1].to = shown ? STDERR_FILENO : -1;
+  streams[1].log = open_log(options, rank, "stderr.log");
+  streams[1].keep_lines = kKeptErrorLines;
+  AliveMark alive(options.job_dir, rank);
+  pass_output(streams, alive);
+
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  for (const auto& stream : streams) {
+    if (stream.log >= 0) ::close(stream.log);
+  }
+  record_end(options, rank, shell_status(status), streams[1]);
+  return end_like(status);
+}
+
+}  // namespace popdist::cli

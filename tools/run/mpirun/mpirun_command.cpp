@@ -1,0 +1,296 @@
+#include "run/mpirun/mpirun_command.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "common/argument_text.hpp"
+#include "job/agent_line.hpp"
+#include "job/instance_plan.hpp"
+#include "popdist/error.hpp"
+#include "run/mpirun/shell_words.hpp"
+
+namespace popdist::cli {
+namespace {
+
+bool contains(const std::vector<std::string>& words, std::initializer_list<std::string_view> any_of) {
+  return std::any_of(words.begin(), words.end(), [&](const std::string& word) {
+    return std::find(any_of.begin(), any_of.end(), word) != any_of.end();
+  });
+}
+
+bool contains_text(const std::vector<std::string>& words, std::string_view text) {
+  return std::any_of(words.begin(), words.end(),
+                     [&](const std::string& word) { return word.find(text) != std::string::npos; });
+}
+
+// The user's mpirun words: --mpi-global-args (without its -x pairs), those -x pairs, --mpi-local-args.
+struct MpiWords {
+  std::vector<std::string> global;
+  std::vector<std::string> global_exports;
+  std::vector<std::string> local;
+};
+
+// Where the user chose a pml themselves: `--mca pml X` (any of Open MPI's spellings) or
+// `-x OMPI_MCA_pml=X` in their arguments. Returns a description for the -v message.
+std::optional<std::string> user_pml_in(const std::vector<std::string>& words, std::string_view option) {
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& word = words[i];
+    if ((word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca") && words[i + 1] == "pml") {
+      return fmt::format("{} has {} pml", option, word);
+    }
+    if (word == "-x" && words[i + 1].rfind("OMPI_MCA_pml", 0) == 0) return fmt::format("{} has -x {}", option, words[i + 1]);
+  }
+  return std::nullopt;
+}
+
+// Open MPI's `-x VAR` written before the first app context reaches only that first context
+// (measured with 4.1.4), so the -x pairs of --mpi-global-args are moved into every context.
+std::vector<std::string> take_exports(std::vector<std::string>& words) {
+  std::vector<std::string> exports;
+  std::vector<std::string> rest;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "-x" && i + 1 < words.size()) {
+      exports.push_back("-x");
+      exports.push_back(words[++i]);
+    } else {
+      rest.push_back(words[i]);
+    }
+  }
+  words = std::move(rest);
+  return exports;
+}
+
+// The words of --mpi-global-args or --mpi-local-args. A ':' (or --app) there would start another
+// app context: a program popdist did not plan, run with none of popdist's variables.
+std::vector<std::string> mpirun_words(const std::vector<std::string>& texts, std::string_view option) {
+  std::vector<std::string> words;
+  for (const auto& text : texts) {
+    auto split = split_shell_words(text, option);
+    for (const auto& word : split) {
+      if (word == ":" || word == "--app" || word == "-app") {
+        throw UsageError(fmt::format("{} {}: '{}' would start another mpirun app context; popdist run starts exactly "
+                                     "one per instance (put the program after '--')",
+                                     option, shown(text), word));
+      }
+    }
+    words.insert(words.end(), split.begin(), split.end());
+  }
+  return words;
+}
+
+// Open MPI's mpirun reads a ':' anywhere on its command line, even among a program's arguments, as
+// the start of another app context. Such words travel as placeholders, and the agent puts them
+// back by position (so no argument of the program can be mistaken for one).
+std::string colon_positions(const std::vector<std::string>& program) {
+  std::string positions;
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    if (program[i] == ":") positions += fmt::format("{}{}", positions.empty() ? "" : ",", i + 1);
+  }
+  return positions;
+}
+
+// A CPU binding chosen by the user: then popdist run adds none of its own.
+bool user_binds(const std::vector<std::string>& words) {
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& word = words[i];
+    for (const char* option : {"--bind-to", "-bind-to", "--cpu-set", "-cpu-set", "--cpu-list", "-cpu-list",
+                               "--rankfile", "-rankfile", "-rf"}) {
+      if (word == option || word.rfind(std::string(option) + "=", 0) == 0) return true;
+    }
+    if (word.find("hwloc_base_binding_policy") != std::string::npos) return true;
+    const bool map_by = word == "--map-by" || word == "-map-by";
+    if (map_by && i + 1 < words.size() && words[i + 1].find("PE=") != std::string::npos) return true;
+  }
+  return false;
+}
+
+// The agent in front of the program (agent/instance_agent.hpp), with what every instance shares.
+void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
+                  const MpirunContext& context) {
+  argv.insert(argv.end(), {context.agent, kInstanceCommand, "--plan", plan_argument(plan)});
+  if (!context.job_directory.empty()) argv.insert(argv.end(), {"--job-dir", context.job_directory});
+  if (!context.log_directory.empty()) argv.insert(argv.end(), {"--log-dir", context.log_directory});
+  if (!context.log_directory.empty() && options.tee) argv.push_back("--tee");
+  if (options.only_output_from_instance) {
+    argv.insert(argv.end(), {"--output-from", std::to_string(*options.only_output_from_instance)});
+  }
+  if (context.omp_threads) argv.push_back("--omp-threads");
+  const auto colons = colon_positions(options.program);
+  if (!colons.empty()) argv.insert(argv.end(), {"--colons", colons});
+  argv.push_back("--");
+  for (const auto& word : options.program) argv.push_back(word == ":" ? "popdist-colon" : word);
+}
+
+}  // namespace
+
+const std::vector<std::string>& forwardable_variables() {
+  static const std::vector<std::string> names{"PATH",          "LD_LIBRARY_PATH",      "PYTHONPATH",
+                                              "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT", "OMP_NUM_THREADS"};
+  return names;
+}
+
+namespace {
+
+// Placement: exactly the planned number of instances per host, in order, so that instance i lands
+// on host i / (instances / hosts). The slots in --host are not enough: inside an allocation Open
+// MPI maps by the allocation's own slots (Slurm's 3,1 for 4 tasks on 2 nodes), so the mapping is
+// also given as so many processes per node, unless the user chose a mapping (or --numa-aware).
+void add_placement(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                   const MpirunContext& context, const MpiWords& words) {
+  if (plan.explicit_hosts) {
+    std::string hosts;
+    for (const auto& host : plan.hosts) {
+      hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", host.name, host.num_instances);
+    }
+    command.argv.insert(command.argv.end(), {"--host", hosts});
+    const bool user_mapping = contains(words.global, {"--map-by", "-map-by", "--rankfile", "-rf", "--npernode",
+                                                      "-npernode", "--bynode", "-bynode"});
+    if (!user_mapping && !options.numa_aware) {
+      command.argv.insert(command.argv.end(),
+                          {"--map-by", fmt::format("ppr:{}:node", plan.hosts.front().num_instances)});
+    }
+  }
+  bool oversubscribed = false;
+  for (const auto& host : plan.hosts) {
+    const std::optional<int> capacity = plan.explicit_hosts ? host.slots : std::optional<int>(context.local_cores);
+    if (capacity && host.num_instances > *capacity) {
+      oversubscribed = true;
+      command.decisions.push_back(fmt::format("{} instances on {} which has {} {}: added --oversubscribe",
+                                              host.num_instances, host.name, *capacity,
+                                              plan.explicit_hosts ? "slots" : "cores"));
+    }
+  }
+  if (oversubscribed) command.argv.push_back("--oversubscribe");
+}
+
+// design.md §8: on one host the `cm` pml has no fabric to find, and probing for one (ofi, psm,
+// psm2) is most of every MPI_Init's time (a timeout per fabric library). Only when the user chose
+// no pml anywhere.
+void add_pml(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context, const MpiWords& words) {
+  std::optional<std::string> user_pml = user_pml_in(words.global, "--mpi-global-args");
+  if (!user_pml) user_pml = user_pml_in(words.global_exports, "--mpi-global-args");
+  if (!user_pml) user_pml = user_pml_in(words.local, "--mpi-local-args");
+  if (!user_pml && context.env_pml) user_pml = fmt::format("OMPI_MCA_pml={} is set", *context.env_pml);
+  if (plan.hosts.size() == 1 && !user_pml) {
+    command.argv.insert(command.argv.end(), {"--mca", "pml", "^cm"});
+    command.decisions.push_back(
+        "single host and no pml chosen by you: added --mca pml ^cm (skips ~200 ms of probing for inter-node fabrics "
+        "in MPI_Init)");
+  } else if (plan.hosts.size() == 1) {
+    command.decisions.push_back(fmt::format("single host, but {}: not adding --mca pml ^cm", *user_pml));
+  }
+}
+
+// Open MPI tags each line with [jobid,rank]<stream> for several instances, unless the user chose
+// an output option of their own.
+void add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const MpiWords& words) {
+  const bool user_output_option =
+      contains(words.global, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output",
+                              "--output-filename", "-output-filename", "--xml", "-xml"});
+  if (plan.num_instances > 1 && !user_output_option) {
+    command.argv.push_back("--tag-output");
+    command.decisions.push_back("added --tag-output: each output line starts with [jobid,instance]<stream>:");
+  }
+}
+
+// design.md §12: no binding unless asked. Open MPI binds each of <= 2 processes to a core (to a
+// socket above that), which starves a 2-instance job and its DataLoader workers; torchrun binds
+// nothing.
+void add_binding(MpirunCommand& command, const RunOptions& options, const MpirunContext& context,
+                 const MpiWords& words) {
+  if (options.numa_aware) {
+    // PopRun's --numa-aware: instances round-robin over the NUMA nodes of their host, each bound
+    // to its node (mapping by object still fills the slots of one host before the next).
+    // Oversubscribed (already allowed), Open MPI must also be allowed more processes than cores on a node.
+    const bool oversubscribed = contains(command.argv, {"--oversubscribe"});
+    const std::string bind = oversubscribed ? "numa:overload-allowed" : "numa";
+    command.argv.insert(command.argv.end(), {"--map-by", "numa", "--bind-to", bind});
+    command.decisions.push_back("--numa-aware: added --map-by numa --bind-to " + bind);
+  } else if (user_binds(words.global) || user_binds(words.local) || context.env_binding) {
+    command.decisions.push_back("you chose a CPU binding: not adding --bind-to none");
+  } else {
+    command.argv.insert(command.argv.end(), {"--bind-to", "none"});
+    command.decisions.push_back("added --bind-to none: every instance may run on every core (as under torchrun)");
+  }
+}
+
+void add_warnings(MpirunCommand& command, const MpiWords& words) {
+  if (contains(words.global, {"--map-by", "-map-by", "--rankfile", "-rf", "--host", "-host", "-H", "--hostfile",
+                              "-hostfile", "--npernode", "-npernode", "--bynode", "-bynode"})) {
+    command.warnings.push_back(
+        "--mpi-global-args changes the placement (--map-by/--host/--rankfile/...): instances may not land where the "
+        "plan says, and POPDIST_LOCAL_INSTANCE_INDEX may then disagree with mpirun's local rank");
+  }
+  if (contains(words.global, {"--enable-recovery", "-enable-recovery"})) {
+    // Inside Slurm, Open MPI starts its daemons with `srun --kill-on-bad-exit` only without
+    // recovery: with it, a dead instance's step can leave the others waiting.
+    command.warnings.push_back(
+        "--mpi-global-args has --enable-recovery: a dead instance no longer ends the job (and inside Slurm, Open MPI "
+        "then starts its daemons without srun --kill-on-bad-exit)");
+  }
+}
+
+// The end of a job (docs/guide/long-jobs.md): the grace from SIGTERM to SIGKILL, and, on this
+// machine alone, Open MPI's session files in the job directory, so that two jobs started at once
+// never share one (ompi#8510) and nothing is left behind. Not with hosts (the directory is on this
+// machine only), nor with a tmpdir of the user's, nor a long directory (Open MPI's sockets have a
+// 108-byte path limit).
+void add_job_settings(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                      const MpirunContext& context, const MpiWords& words) {
+  command.argv.insert(command.argv.end(),
+                      {"--mca", "odls_base_sigkill_timeout", std::to_string(options.grace_period)});
+  constexpr std::size_t longest_session_base = 48;
+  const bool user_tmpdir = contains_text(words.global, "tmpdir_base") || contains_text(words.local, "tmpdir_base");
+  if (!context.job_directory.empty() && context.job_directory.size() <= longest_session_base && !user_tmpdir &&
+      !plan.explicit_hosts && !context.env_tmpdir) {
+    command.argv.insert(command.argv.end(), {"--mca", "orte_tmpdir_base", context.job_directory});
+  }
+}
+
+// The one app context: every instance, the variables they share, the agent and the program.
+void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
+                     const MpirunContext& context, const MpiWords& words) {
+  auto& argv = command.argv;
+  argv.insert(argv.end(), {"-np", std::to_string(plan.num_instances)});
+  for (const auto& name : context.forwarded) argv.insert(argv.end(), {"-x", name});
+  argv.insert(argv.end(), words.global_exports.begin(), words.global_exports.end());
+  if (!context.master_addr.empty()) {
+    argv.insert(argv.end(), {"-x", "MASTER_ADDR=" + context.master_addr});
+    argv.insert(argv.end(), {"-x", "MASTER_PORT=" + std::to_string(context.master_port)});
+  }
+  for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
+  argv.insert(argv.end(), words.local.begin(), words.local.end());
+  append_agent(argv, plan, options, context);
+}
+
+}  // namespace
+
+MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
+  MpiWords words;
+  words.global = mpirun_words(options.mpi_global_args, "--mpi-global-args");
+  words.local = mpirun_words(options.mpi_local_args, "--mpi-local-args");
+  words.global_exports = take_exports(words.global);
+  MpirunCommand command;
+  if (!words.global_exports.empty()) {
+    command.decisions.push_back(
+        "moved the -x of --mpi-global-args into the app context (before it, Open MPI applies -x to no process)");
+  }
+  command.argv.push_back(context.mpirun);
+  if (context.as_root) {
+    // Open MPI refuses to start as root unless told explicitly.
+    command.argv.push_back("--allow-run-as-root");
+    command.decisions.push_back("running as root: added --allow-run-as-root");
+  }
+  add_placement(command, plan, options, context, words);
+  add_pml(command, plan, context, words);
+  add_output_tags(command, plan, words);
+  add_binding(command, options, context, words);
+  add_job_settings(command, plan, options, context, words);
+  add_warnings(command, words);
+  command.argv.insert(command.argv.end(), words.global.begin(), words.global.end());
+  add_app_context(command, plan, options, context, words);
+  return command;
+}
+
+}  // namespace popdist::cli

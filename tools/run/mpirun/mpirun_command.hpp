@@ -1,0 +1,61 @@
+#pragma once
+// The one `mpirun` command line of a run: global options, then one app context for every
+// instance (`-np N -x ... popdist _instance --plan I,R,D,H -- program`). What differs per instance
+// is derived by its agent from its rank (agent/instance_agent.hpp), so the command does not grow with
+// the number of instances. Pure: every fact about the machine comes in through MpirunContext.
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "job/launch_plan.hpp"
+#include "run/options/run_options.hpp"
+
+namespace popdist::cli {
+
+/// What the command depends on besides the options and the plan.
+struct MpirunContext {
+  /// argv[0] of mpirun. Its bare name, not its path: Open MPI treats an absolute argv[0] as
+  /// `--prefix <dir>` and then prefixes every remote daemon command with PATH=...; export PATH.
+  std::string mpirun = "mpirun";
+  bool as_root = false;                   ///< effective uid 0
+  int local_cores = 1;                    ///< cores of this machine (slots when no hosts are given)
+  std::optional<std::string> env_pml;     ///< OMPI_MCA_pml from our environment, when set
+  std::vector<std::string> forwarded;     ///< set variables to forward by name (-x PATH ...)
+  /// The popdist binary, which starts each instance as `popdist _instance` (agent/instance_agent.hpp).
+  std::string agent = "popdist";
+  /// This attempt's job directory (job/instance_status.hpp); empty: none (a dry run, unit tests).
+  std::string job_directory;
+  /// This attempt's log folder (--log-dir DIR/attempt_K, absolute); empty: no log files.
+  std::string log_directory;
+  bool omp_threads = false;              ///< OMP_NUM_THREADS is unset: the agents set it
+  bool env_binding = false;              ///< OMPI_MCA_hwloc_base_binding_policy is set
+  bool env_tmpdir = false;               ///< OMPI_MCA_orte_tmpdir_base (or a local one) is set
+  /// Variables set for every instance besides the POPDIST_* ones (PopRun options kept:
+  /// run/plan/job_variables.hpp), before --mpi-local-args so that a user's -x of the same name wins.
+  std::vector<std::pair<std::string, std::string>> exports;
+  /// MASTER_ADDR and MASTER_PORT for every instance (run/plan/master_endpoint.hpp); empty address: the
+  /// torchrun variables are not exported (unit tests of other parts).
+  std::string master_addr;
+  int master_port = 0;
+};
+
+/// The command and what was decided on the way (shown with -v) or should be warned about.
+struct MpirunCommand {
+  std::vector<std::string> argv;          ///< argv[0] is MpirunContext::mpirun
+  std::vector<std::string> decisions;     ///< "added --mca pml ^cm: ..." (for -v)
+  std::vector<std::string> warnings;      ///< always shown on stderr
+};
+
+/// Variables forwarded to every instance when set: what a program needs to start the same way on
+/// another host (the shell's search paths), plus popdist's own settings.
+[[nodiscard]] const std::vector<std::string>& forwardable_variables();
+
+/// Builds the command; the program's words reach it verbatim, ':' included. Throws UsageError for
+/// unbalanced quotes in --mpi-global-args or --mpi-local-args, or a ':' or --app there (another
+/// app context).
+[[nodiscard]] MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options,
+                                                 const MpirunContext& context);
+
+}  // namespace popdist::cli

@@ -1,0 +1,242 @@
+#include "run/supervise/process_runner.hpp"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <thread>
+
+#include "job/instance_status.hpp"
+#include "job/parent_death.hpp"
+#include "popdist/error.hpp"
+#include "run/supervise/stall_watch.hpp"
+#include "run/supervise/unreaped_children.hpp"
+
+namespace popdist::cli {
+namespace {
+
+/// What the signal handler shares with run_and_wait. Globals of volatile sig_atomic_t because a
+/// handler may only touch those (C and POSIX async-signal safety), and a handler takes no argument.
+struct HandlerShared {
+  volatile sig_atomic_t child_pid = 0;
+  volatile sig_atomic_t stop_signal = 0;
+  volatile sig_atomic_t own_group = 0;  ///< the child has a process group of its own (under nohup)
+};
+HandlerShared g_handler_shared;
+
+constexpr int kForwardedSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGTSTP, SIGCONT};
+constexpr int kForwardedCount = sizeof kForwardedSignals / sizeof kForwardedSignals[0];
+constexpr int kHangupSlot = 2;  // kForwardedSignals[kHangupSlot] == SIGHUP
+static_assert(kForwardedSignals[kHangupSlot] == SIGHUP);
+
+// Forward a signal that a process sent to us (kill, Slurm, a test's timeout). A signal the
+// terminal generated (Ctrl-C, Ctrl-Z: si_code SI_KERNEL) already went to the whole foreground
+// process group, mpirun included; sending it again would turn mpirun's orderly abort into a
+// forced one. SIGTSTP then stops popdist run itself too, as it would have without the handler.
+void forward_signal(int signal, siginfo_t* info, void*) {
+  auto& shared = g_handler_shared;
+  const bool from_a_process =
+      shared.own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
+  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) shared.stop_signal = signal;
+  if (shared.child_pid > 0 && from_a_process) ::kill(shared.child_pid, signal);
+  if (signal == SIGTSTP) ::raise(SIGSTOP);
+}
+
+/// In the child, before exec: a process group of its own, and /dev/null for a terminal's input
+/// (reading the terminal from outside its foreground group would stop it with SIGTTIN).
+void start_own_group() {
+  ::setpgid(0, 0);
+  if (::isatty(STDIN_FILENO) == 0) return;
+  const int null = ::open("/dev/null", O_RDONLY);
+  if (null < 0) return;
+  ::dup2(null, STDIN_FILENO);
+  ::close(null);
+}
+
+/// Blocking waitpid, through interruptions by the forwarded signals.
+pid_t wait_for(pid_t pid, int& status) {
+  pid_t waited = 0;
+  do {
+    waited = ::waitpid(pid, &status, 0);
+  } while (waited < 0 && errno == EINTR);
+  return waited;
+}
+
+int lowest_failure(const std::vector<UnreapedChild>& children) {
+  int lowest = 0;
+  for (const auto& child : children) {
+    if (child.exit_status != 0 && (lowest == 0 || child.exit_status < lowest)) lowest = child.exit_status;
+  }
+  return lowest;
+}
+
+/// waitpid for `pid`, polling, while watching its children: one that has ended and stays
+/// unreaped for the watch's limit means the program's own event loop has stopped (mpirun hanging
+/// in PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
+/// while others start MPI). Then the program is killed and `status` is built from the recorded
+/// first failure or its children's (as a wait status). Returns what waitpid returned.
+pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::string& path, int& status) {
+  const auto limit = watch.unreaped_limit;
+  using Clock = std::chrono::steady_clock;
+  constexpr auto poll = std::chrono::milliseconds(100);
+  constexpr int polls_per_look = 5;  // /proc is read every half second
+  std::map<pid_t, Clock::time_point> unreaped_since;
+  std::optional<StallWatch> stall;
+  if (watch.stall_limit && !watch.status_directory.empty()) stall.emplace(watch.status_directory, *watch.stall_limit);
+  for (int round = 0;; ++round) {
+    const pid_t waited = ::waitpid(pid, &status, WNOHANG);
+    if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
+    std::this_thread::sleep_for(poll);
+    if (round % polls_per_look != 0) continue;
+    const auto now = Clock::now();
+    const auto children = unreaped_children(pid);
+    std::map<pid_t, Clock::time_point> still;
+    bool stuck = false;
+    for (const auto& child : children) {
+      const auto seen = unreaped_since.find(child.pid);
+      const auto since = seen != unreaped_since.end() ? seen->second : now;
+      still[child.pid] = since;
+      stuck = stuck || now - since >= limit;
+    }
+    unreaped_since = std::move(still);
+    if (stall && stall->stalled()) {
+      if (watch.on_stall) watch.on_stall();
+      if (watch.keep_running_on_stall) {
+        stall->restart();
+      } else {
+        ::kill(pid, SIGTERM);  // mpirun ends every instance, within the grace period
+        wait_for(pid, status);
+        status = W_EXITCODE(kStallStatus, 0);
+        return pid;
+      }
+    }
+    if (!stuck) continue;
+    const auto recorded = watch.status_directory.empty() ? std::nullopt : first_recorded_failure(watch.status_directory);
+    const int result = recorded ? *recorded : lowest_failure(children);
+    std::fprintf(stderr,
+                 "popdist run: %s has left processes it started unreaped for %.0f s after they ended: it hangs "
+                 "in its own teardown; ending it (exit status %d, %s)\n",
+                 path.c_str(), std::chrono::duration<double>(limit).count(), result,
+                 recorded ? "the first instance to fail ended so" : "the lowest of its ended processes'");
+    std::fflush(stderr);
+    ::kill(pid, SIGKILL);
+    const pid_t reaped = wait_for(pid, status);
+    status = W_EXITCODE(result, 0);
+    return reaped;
+  }
+}
+
+/// The forwarded signals' handler for its lifetime: installed (except where ignored, as under
+/// nohup), the signals blocked until the child's pid is known (then they are forwarded), the
+/// previous handlers restored at the end.
+class ForwardedSignals {
+ public:
+  ForwardedSignals() {
+    struct sigaction forward {};
+    forward.sa_sigaction = forward_signal;
+    forward.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&forward.sa_mask);
+    g_handler_shared.stop_signal = 0;
+    for (int i = 0; i < kForwardedCount; ++i) {
+      ::sigaction(kForwardedSignals[i], nullptr, &previous_[i]);
+      // Under nohup (SIGHUP ignored) the hangup stays ignored, for mpirun too (it inherits that).
+      if (previous_[i].sa_handler != SIG_IGN) ::sigaction(kForwardedSignals[i], &forward, nullptr);
+    }
+    // Under nohup, the hangup that ends a session goes to whole process groups: mpirun gets a
+    // group of its own, so that it never sees one (it would end the job), and every signal goes
+    // through us.
+    g_handler_shared.own_group = previous_[kHangupSlot].sa_handler == SIG_IGN ? 1 : 0;
+    sigset_t blocked;
+    sigemptyset(&blocked);
+    for (const int signal : kForwardedSignals) sigaddset(&blocked, signal);
+    ::sigprocmask(SIG_BLOCK, &blocked, &old_mask_);
+  }
+  ~ForwardedSignals() {
+    for (int i = 0; i < kForwardedCount; ++i) ::sigaction(kForwardedSignals[i], &previous_[i], nullptr);
+    g_handler_shared.child_pid = 0;
+  }
+  ForwardedSignals(const ForwardedSignals&) = delete;
+  ForwardedSignals& operator=(const ForwardedSignals&) = delete;
+
+  /// The signal mask from before: pending signals are delivered (and forwarded) from here on.
+  void unblock() const { ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr); }
+
+ private:
+  struct sigaction previous_[kForwardedCount];
+  sigset_t old_mask_;
+};
+
+/// In the child after fork: exec `path`, or write errno to the status pipe and exit 127.
+[[noreturn]] void exec_in_child(const std::string& path, std::vector<char*>& args, int status_pipe[2], pid_t parent,
+                                const ForwardedSignals& signals) {
+  // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
+  // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
+  // instances as it does on a forwarded one.
+  if (!end_with_parent(SIGTERM, parent)) ::_exit(128 + SIGTERM);
+  // exec resets caught signals to their default; nothing else to undo.
+  ::close(status_pipe[0]);
+  if (g_handler_shared.own_group != 0) start_own_group();
+  signals.unblock();
+  ::execv(path.c_str(), args.data());
+  const int error = errno;
+  [[maybe_unused]] const auto written = ::write(status_pipe[1], &error, sizeof error);
+  ::_exit(127);
+}
+
+/// The errno the child wrote when execv failed, or 0 when the pipe closed on a successful exec.
+int read_exec_error(int status_read) {
+  int exec_error = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(status_read, &exec_error, sizeof exec_error);
+  } while (got < 0 && errno == EINTR);
+  ::close(status_read);
+  return got == static_cast<ssize_t>(sizeof exec_error) ? exec_error : 0;
+}
+
+}  // namespace
+
+int stop_signal_received() { return g_handler_shared.stop_signal; }
+
+int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
+                 const std::optional<HangWatch>& hang_watch) {
+  std::vector<char*> args;
+  for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+
+  // A pipe closed on exec tells the parent whether execv failed, and with which errno.
+  int status_pipe[2];
+  if (::pipe2(status_pipe, O_CLOEXEC) != 0) throw Error(fmt::format("pipe2 failed: {}", std::strerror(errno)));
+
+  const ForwardedSignals signals;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    signals.unblock();
+    ::close(status_pipe[0]);
+    ::close(status_pipe[1]);
+    throw Error(fmt::format("cannot start {}: fork failed: {}", path, std::strerror(error)));
+  }
+  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals);
+  g_handler_shared.child_pid = pid;
+  signals.unblock();
+  ::close(status_pipe[1]);
+  const int exec_error = read_exec_error(status_pipe[0]);
+
+  int status = 0;
+  const pid_t waited =
+      hang_watch ? wait_watching_children(pid, *hang_watch, path, status) : wait_for(pid, status);
+  if (exec_error != 0) throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
+  if (waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));
+  return shell_status(status);
+}
+
+}  // namespace popdist::cli
