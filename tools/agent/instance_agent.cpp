@@ -14,8 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <sstream>
 
+#include "agent/signal_relay.hpp"
 #include "agent/whole_lines.hpp"
 #include "job/instance_plan.hpp"
 #include "job/instance_status.hpp"
@@ -28,19 +30,6 @@ namespace {
 
 // How many lines of stderr the failure report shows.
 constexpr std::size_t kKeptErrorLines = 20;
-
-// The program's pid, for the handler that forwards signals to it: a global volatile
-// sig_atomic_t because a signal handler takes no argument and may only touch those.
-volatile sig_atomic_t g_program_pid = 0;
-
-void forward_signal(int signal_number) {
-  if (g_program_pid > 0) ::kill(g_program_pid, signal_number);
-}
-
-// What mpirun passes on to its processes (Open MPI: TSTP, USR1, USR2, ABRT, ALRM, CONT, and the
-// TERM/INT/HUP of a teardown), passed on to the program.
-constexpr int kForwardedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
-                                     SIGCONT, SIGTSTP, SIGALRM, SIGABRT};
 
 void say(const std::string& text) { std::fprintf(stderr, "popdist run: %s\n", text.c_str()); }
 
@@ -203,11 +192,8 @@ int run_instance(const AgentOptions& options) {
     std::perror("popdist run: pipe");
     return 1;
   }
-  struct sigaction action {};
-  action.sa_handler = forward_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESTART;
-  for (const int signal_number : kForwardedSignals) ::sigaction(signal_number, &action, nullptr);
+  const char* direct_only = std::getenv("OMPI_MCA_odls_base_signal_direct_children_only");
+  relay_signals_to_program(direct_only != nullptr ? std::optional<std::string>(direct_only) : std::nullopt);
   ::signal(SIGPIPE, SIG_IGN);  // a reader that went away must not kill us before the program ends
 
   const pid_t self = ::getpid();
@@ -217,7 +203,7 @@ int run_instance(const AgentOptions& options) {
     return 1;
   }
   if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
-  g_program_pid = pid;
+  set_signal_target(pid);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
 
