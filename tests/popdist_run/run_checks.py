@@ -165,6 +165,7 @@ def dry_run(popdist):
     for name in ("LD_LIBRARY_PATH", "PYTHONPATH", "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT", "OMP_NUM_THREADS"):
         env.pop(name, None)
     root = ["--allow-run-as-root"] if os.geteuid() == 0 else []
+    job_dir = os.path.join(env.get("TMPDIR") or "/tmp", "popdist-run-XXXXXX")  # made when a job starts
     result = run([popdist, "run", "--dry-run", "--num-instances", "2", "--num-replicas", "4",
                   "--ipus-per-replica", "2", "--host", "a:1,b:1", "--mpi-global-args", "--mca btl self,tcp",
                   "--mpi-local-args", "-x MYVAR=1", "--master-addr", "10.0.0.5", "--master-port", "29500",
@@ -180,8 +181,9 @@ def dry_run(popdist):
     context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
                "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
                "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "TORCHELASTIC_RUN_ID=popdist-run-29500",
-               "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", "MYVAR=1",
-               os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--omp-threads", "--", "echo", "it's", "a b"]
+               "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", f"POPDIST_RUN_JOB_DIR={job_dir}", "-x", "MYVAR=1",
+               os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--job-dir", job_dir, "--omp-threads",
+               "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--map-by", "ppr:1:node", "--tag-output", "--bind-to", "none",
                 "--mca", "odls_base_sigkill_timeout", "1", "--mca", "btl", "self,tcp", *context]
     check(lines[0] == shlex.join(expected).replace("'\"'\"'", "'\\''"),
@@ -209,6 +211,28 @@ def dry_run(popdist):
     outputs = [sorted(line.split(":", 1)[1] for line in r.stdout.splitlines()) for r in (pasted, direct)]
     check(pasted.returncode == 0 and direct.returncode == 0, f"{describe(pasted)}\n{describe(direct)}")
     check(outputs[0] == outputs[1] == ["it's 0", "it's 1"], f"pasted {outputs[0]} vs direct {outputs[1]}")
+    dry_run_prints_what_runs(popdist, env)
+
+
+def dry_run_prints_what_runs(popdist, env):
+    """The printed command is the one that runs, but for the job directory's name, made at run time
+    (a stand-in mpirun records its argv), on one host and on two."""
+    with tempfile.TemporaryDirectory() as tmp:
+        recorder = os.path.join(tmp, "mpirun")
+        with open(recorder, "w") as f:
+            f.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$MPIRUN_ARGV"\n')
+        os.chmod(recorder, 0o755)
+        env = dict(env, MPIRUN_ARGV=os.path.join(tmp, "argv"), PATH=tmp + os.pathsep + env["PATH"], TMPDIR=tmp)
+        for hosts in ([], ["--host", "a:1,b:1"]):
+            args = ["run", *hosts, "--num-instances", "2", "--master-port", "29500", "--", "prog", "arg"]
+            dry = run([popdist, *args[:1], "--dry-run", *args[1:]], env=env)
+            ran = run([popdist, *args], env=env)
+            check(dry.returncode == 0 and ran.returncode == 0, f"{describe(dry)}\n{describe(ran)}")
+            with open(env["MPIRUN_ARGV"]) as f:
+                words = f.read().splitlines()
+            printed = shlex.split(dry.stdout.splitlines()[0])[1:]
+            made = re.sub(r"popdist-run-\w{6}", "popdist-run-XXXXXX", "\n".join(words)).splitlines()
+            check(printed == made, f"{hosts}: --dry-run printed\n{printed}\nbut ran\n{words}")
 
 
 def verbose(popdist):

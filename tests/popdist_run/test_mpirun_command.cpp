@@ -230,6 +230,31 @@ TEST_CASE("user MPI arguments: global before the contexts, local in each, -x mov
                     Catch::Matchers::Contains("--mpi-global-args") && Catch::Matchers::Contains("unterminated"));
 }
 
+TEST_CASE("a user's -x of a variable popdist run sets is refused, naming it and what to use", "[command]") {
+  auto options = options_for(2, 2);
+  const auto plan = popdist::cli::plan_launch(2, 4, 1, {});
+  auto context = context_with(4);
+  context.master_addr = "10.0.0.5";
+  context.master_port = 29500;
+  context.exports = {{"POPDIST_RESTART_COUNT", "0"}};
+  for (const auto& [args, name] : std::vector<std::pair<std::string, std::string>>{
+           {"-x POPDIST_NUM_LOCAL_REPLICAS=5", "POPDIST_NUM_LOCAL_REPLICAS=2"},
+           {"-x RANK", "RANK=0"},
+           {"-x MASTER_PORT=1", "MASTER_PORT=29500"},
+           {"-x POPDIST_RESTART_COUNT=3", "POPDIST_RESTART_COUNT=0"}}) {
+    options.mpi_local_args = {args};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context),
+                      Catch::Matchers::Contains("--mpi-local-args -x") && Catch::Matchers::Contains(name) &&
+                          Catch::Matchers::Contains("--num-replicas"));
+    options.mpi_local_args = {};
+    options.mpi_global_args = {args};
+    CHECK_THROWS_WITH(build_mpirun_command(plan, options, context), Catch::Matchers::Contains("--mpi-global-args -x"));
+    options.mpi_global_args = {};
+  }
+  options.mpi_local_args = {"-x RANKING=1 -x OMP_NUM_THREADS=4 -x PYTHONPATH"};  // not ours (OMP: only when unset)
+  CHECK_NOTHROW(build_mpirun_command(plan, options, context));
+}
+
 TEST_CASE("':' among the program's words reaches it verbatim; ':' or --app in --mpi-*-args is refused", "[command]") {
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   auto options = options_for(2, 2, {"prog", "x", ":", "-np", "1", "touch", "FILE", ":"});

@@ -42,9 +42,13 @@ int shell_status(int wait_status) {
   return 1;
 }
 
-JobDirectory::JobDirectory() {
+std::string job_directory_template() {
   const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/popdist-run-XXXXXX";
+  return std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/popdist-run-XXXXXX";
+}
+
+JobDirectory::JobDirectory() {
+  std::string pattern = job_directory_template();
   if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;
 }
 

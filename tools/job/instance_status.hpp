@@ -21,6 +21,10 @@ namespace popdist::cli {
 /// A wait status as a shell reports it: the exit code, or 128 + the signal that ended the process.
 [[nodiscard]] int shell_status(int wait_status);
 
+/// Where an attempt's job directory is made: `$TMPDIR/popdist-run-XXXXXX` (else under /tmp), the X's
+/// made unique at run time; --dry-run prints it as it is.
+[[nodiscard]] std::string job_directory_template();
+
 /// A job directory under $TMPDIR (else /tmp), removed with its files when this object is
 /// destroyed. Empty path when it could not be made (then nothing is recorded).
 class JobDirectory {

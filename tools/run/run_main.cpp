@@ -196,7 +196,7 @@ PreparedJob prepare_job(const RunOptions& parsed, const EnvLookup& env) {
       job.decisions.push_back(master.decision);
     }
     const auto command = build_mpirun_command(planned ? job.plan : plan_launch(1, 1, 1, {}), options,
-                                              attempt_context(job, 0, "/tmp/popdist-run-XXXXXX"));
+                                              attempt_context(job, 0, job_directory_template()));
     if (planned) {
       check_command_length(command.argv, current_environment_bytes(), exec_size_limit(), job.plan.num_instances,
                            options.program);
@@ -357,7 +357,8 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
                     path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
     return kExitMpirunNotFound;
   }
-  const auto first = build_mpirun_command(job.plan, job.options, attempt_context(job, 0, ""));
+  // The command as it will run, the job directory's name as a template (made when the job starts).
+  const auto first = build_mpirun_command(job.plan, job.options, attempt_context(job, 0, job_directory_template()));
   announce(job, first, *mpirun);
   if (job.options.dry_run) {
     print_command(stdout, first, job.plan, job.context);

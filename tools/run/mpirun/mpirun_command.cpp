@@ -105,6 +105,36 @@ bool user_binds(const std::vector<std::string>& words) {
   return false;
 }
 
+// The variables popdist run sets itself, each with what it is for instance 0 (the same names for
+// every instance).
+std::vector<std::pair<std::string, std::string>> variables_we_set(const LaunchPlan& plan, const MpirunContext& context) {
+  auto variables = instance_variables(plan, 0);
+  if (!context.master_addr.empty()) {
+    variables.emplace_back("MASTER_ADDR", context.master_addr);
+    variables.emplace_back("MASTER_PORT", std::to_string(context.master_port));
+  }
+  variables.insert(variables.end(), context.exports.begin(), context.exports.end());
+  variables.emplace_back("TORCHELASTIC_ERROR_FILE", "<job dir>/instance<RANK>.error.json");
+  return variables;
+}
+
+// A user's `-x NAME[=value]` for a variable popdist run sets: refused, since one of the two would
+// silently win (the agent sets the instance's own variables after mpirun's -x).
+void refuse_our_variables(const std::vector<std::string>& words, std::string_view option, const LaunchPlan& plan,
+                          const MpirunContext& context) {
+  const auto ours = variables_we_set(plan, context);
+  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] != "-x") continue;
+    const std::string name = words[i + 1].substr(0, words[i + 1].find('='));
+    const auto found = std::find_if(ours.begin(), ours.end(), [&](const auto& pair) { return pair.first == name; });
+    if (found == ours.end()) continue;
+    throw UsageError(fmt::format(
+        "{} -x {}: popdist run sets {} itself (instance 0: {}={}); choose it with popdist run's own options "
+        "(--num-instances, --num-replicas, --ipus-per-replica, --master-addr, --master-port), not -x",
+        option, shown(words[i + 1]), name, name, found->second));
+  }
+}
+
 // The agent in front of the program (agent/instance_agent.hpp), with what every instance shares.
 void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
                   const MpirunContext& context) {
@@ -271,6 +301,8 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
   words.global = mpirun_words(options.mpi_global_args, "--mpi-global-args");
   words.local = mpirun_words(options.mpi_local_args, "--mpi-local-args");
   words.global_exports = take_exports(words.global);
+  refuse_our_variables(words.global_exports, "--mpi-global-args", plan, context);
+  refuse_our_variables(words.local, "--mpi-local-args", plan, context);
   MpirunCommand command;
   if (!words.global_exports.empty()) {
     command.decisions.push_back(

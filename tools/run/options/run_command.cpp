@@ -116,7 +116,9 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       ->allow_extra_args(false);
   add_switch(sub, "--numa-aware", options.numa_aware,
              "Bind instances to NUMA nodes round-robin (--map-by numa --bind-to numa); bare or yes/no");
-  sub.add_flag("--dry-run", options.dry_run, "Print the mpirun command and each instance's variables; start nothing");
+  sub.add_flag("--dry-run", options.dry_run,
+               "Print the mpirun command that would run (the job directory as its name's template, "
+               "$TMPDIR/popdist-run-XXXXXX) and each instance's variables; start nothing");
   sub.add_flag("-v,--verbose", options.verbosity, "Say what was decided (-vv: also print the command)");
   sub.add_flag_callback("--vv", [&options] { options.verbosity = std::max(options.verbosity, 2); }, "Very verbose");
   // PopRun's --version (its --version-format is among the ignored options)
