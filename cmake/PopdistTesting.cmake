@@ -39,3 +39,19 @@ function(popdist_add_mpi_test)
       ENVIRONMENT "${mpi_env}")
   endforeach()
 endfunction()
+
+# popdist_catch_tests(<target> PREFIX <prefix> LABELS <label>... [TIMEOUT <s>])
+#   catch_discover_tests with several labels. Catch2 v2's discovery flattens a list property
+#   (LABELS "a;b" becomes LABELS a, then a property named b), so the labels are set by a CTest
+#   include file that runs after the discovered tests are defined.
+function(popdist_catch_tests target)
+  cmake_parse_arguments(ARG "" "PREFIX;TIMEOUT" "LABELS" ${ARGN})
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 60)
+  endif()
+  catch_discover_tests(${target} TEST_PREFIX "${ARG_PREFIX}" TEST_LIST ${target}_TESTS
+                       PROPERTIES TIMEOUT ${ARG_TIMEOUT})
+  set(labels_file ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  file(WRITE ${labels_file} "set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
+endfunction()

@@ -9,13 +9,14 @@
 #   3. multi-rank: tests/python/mpi under `mpirun -n N python -m mpi4py -m pytest` for N = 2, 3, 4;
 #   4. popdist.launch: tests/python/launch (jobs started from Python, a notebook in a real kernel).
 #
-# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|torch|torch_jobs|mpi:N|launch]
+# Usage: bash tests/python/run.sh [--install] [--build-tree BUILD_DIR] [--suite single|quick|torch|torch_jobs|mpi:N|launch]
 #   (default)          test the installed package (`pip install .` done beforehand)
 #   --install          run `pip install .` first
 #   --build-tree DIR   test a CMake build tree configured with -DPOPDIST_BUILD_PYTHON=ON instead
 #                      (PYTHONPATH=DIR/bindings, the CLI from DIR/tools)
 #   --suite S          one suite only: `single` (1.), `torch` or `torch_jobs` (2.), `mpi:N` (3. at
-#                      N ranks) or `launch` (4.); CTest runs each as its own test (Python.single,
+#                      N ranks), `launch` (4.), or `quick` (a few pure files of 1., for the quick
+#                      loop, ctest -L quick); CTest runs each as its own test (Python.single,
 #                      Python.torch, Python.torch_jobs, Python.mpi.Nranks, Python.launch),
 #                      so that they run side by side. Exit 77 when popdist
 #                      is not importable, so that CTest reports a skip naming the cause.
@@ -72,6 +73,13 @@ single_suite() {
   echo "== popdist Python: single-process and mpirun-launched suites"
   "${pytest[@]}" --ignore "$root/tests/python/torch" --ignore "$root/tests/python/launch" "$root/tests/python"
 }
+# The quick loop's share (ctest -L quick): the pure tests of the package, a few seconds.
+quick=(test_import.py test_module_stubs.py test_module_boundaries.py test_getters.py test_topology_object.py
+       test_arguments.py test_grouping.py)
+quick_suite() {
+  echo "== popdist Python: the quick loop's pure tests"
+  "${pytest[@]}" "${quick[@]/#/$root/tests/python/}"
+}
 launch_suite() {
   echo "== popdist Python: popdist.launch"
   "${pytest[@]}" "$root/tests/python/launch"
@@ -98,9 +106,10 @@ case "$suite" in
   all) single_suite; torch_suite; torch_jobs_suite; launch_suite; for ranks in 2 3 4; do mpi_suite "$ranks"; done
        echo "== popdist Python: all suites passed" ;;
   single) single_suite ;;
+  quick) quick_suite ;;
   torch) torch_suite ;;
   torch_jobs) torch_jobs_suite ;;
   launch) launch_suite ;;
   mpi:[1-9]) mpi_suite "${suite#mpi:}" ;;
-  *) echo "run.sh: --suite '$suite' is not 'single', 'torch', 'torch_jobs', 'launch' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
+  *) echo "run.sh: --suite '$suite' is not 'single', 'quick', 'torch', 'torch_jobs', 'launch' or 'mpi:N' with N in 1-9" >&2; exit 2 ;;
 esac
