@@ -5,9 +5,9 @@
 
 namespace popdist::cli {
 
-/// Each instance is one app context on mpirun's command line (~300 bytes plus the program), and
-/// Linux limits a command line to about 2 MB: 4096 contexts fit with a short program (the whole
-/// command is measured before mpirun starts: run/mpirun/command_length.hpp).
+/// The mpirun command has one app context whatever the count (each agent derives its instance
+/// from its rank), so the bound is what Open MPI and the hosts' process limits make sensible; the
+/// command is still measured before mpirun starts (run/mpirun/command_length.hpp).
 inline constexpr int kMaxInstances = 1 << 16;
 /// Hosts beyond the number of instances could not all be used (instances divide evenly).
 inline constexpr int kMaxHosts = 4096;
