@@ -4,7 +4,7 @@
 // releases its host. The counter's "gave up" bit makes an instance either released or giving up,
 // never both; a failed round joins the flat protocol's roll call over all instances, which names
 // the missing. Why, and what it costs: docs/guide/protocols.md, "Across hosts".
-#include "protocols/timed_hosts.hpp"
+#include "protocols/timed/timed_hosts.hpp"
 
 #include <fmt/format.h>
 
@@ -17,12 +17,12 @@
 #include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
-#include "protocols/host_barrier.hpp"
+#include "protocols/host_barrier/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/protocol_set.hpp"
-#include "protocols/round_exchange.hpp"
 #include "protocols/synchronize_guard.hpp"
-#include "protocols/timed_failure.hpp"
+#include "protocols/timed/round_exchange.hpp"
+#include "protocols/timed/timed_failure.hpp"
 
 namespace popdist::detail {
 namespace {

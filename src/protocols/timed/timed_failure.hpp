@@ -12,9 +12,9 @@
 
 #include "mpi/late_look.hpp"
 #include "protocols/protocol_set.hpp"
-#include "protocols/roll_call.hpp"
-#include "protocols/timed_rounds.hpp"
-#include "protocols/waited_in.hpp"
+#include "protocols/timed/roll_call.hpp"
+#include "protocols/timed/timed_rounds.hpp"
+#include "protocols/timed/waited_in.hpp"
 
 namespace popdist::detail {
 

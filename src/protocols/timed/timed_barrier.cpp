@@ -6,7 +6,7 @@
 // timed_hosts.cpp). A round's steps 1 to 5 are FlatRound's functions, in order. Why it is shaped
 // so, the late look, the race no timeout escapes, and what it costs: docs/guide/protocols.md,
 // "The timed barrier". Nothing here is a collective, so the job can still finalize after a timeout.
-#include "protocols/timed_barrier.hpp"
+#include "protocols/timed/timed_barrier.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,15 +27,15 @@
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "protocols/host_barrier.hpp"
+#include "protocols/host_barrier/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/roll_call.hpp"
-#include "protocols/round_exchange.hpp"
 #include "protocols/synchronize_guard.hpp"
-#include "protocols/timed_failure.hpp"
-#include "protocols/timed_hosts.hpp"
-#include "protocols/timed_rounds.hpp"
-#include "protocols/waited_in.hpp"
+#include "protocols/timed/roll_call.hpp"
+#include "protocols/timed/round_exchange.hpp"
+#include "protocols/timed/timed_failure.hpp"
+#include "protocols/timed/timed_hosts.hpp"
+#include "protocols/timed/timed_rounds.hpp"
+#include "protocols/timed/waited_in.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {

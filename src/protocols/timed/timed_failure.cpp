@@ -1,7 +1,7 @@
 // The timed synchronize's GAVE_UP tag and failure path, shared by its protocols (timed_barrier.cpp
 // over the members' positions, timed_hosts.cpp across hosts): the receive that stays posted for a
 // set, the roll call that names the missing (roll_call.hpp), and the errors.
-#include "protocols/timed_failure.hpp"
+#include "protocols/timed/timed_failure.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,7 +17,7 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/roll_call_driver.hpp"
+#include "protocols/timed/roll_call_driver.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
