@@ -3,38 +3,29 @@
 // (timed_rounds.hpp), with a GAVE_UP receive kept posted per set; a member whose deadline passes
 // names the missing in a roll call (roll_call.hpp, timed_failure.cpp). Over all instances the host
 // barrier's timed forms take over (on one host its shared-memory wait, across hosts
-// timed_hosts.cpp). A round's steps 1 to 5 are FlatRound's functions, in order. Why it is shaped
-// so, the late look, the race no timeout escapes, and what it costs: docs/guide/protocols.md,
-// "The timed barrier". Nothing here is a collective, so the job can still finalize after a timeout.
+// timed_hosts.cpp). A round's steps 1 to 5 and their races are TimedWait's (timed_wait.hpp), shared
+// with the round across hosts; FlatRound supplies the exchange. Why it is shaped so, the late look,
+// the race no timeout escapes, and what it costs: docs/guide/protocols.md, "The timed barrier".
+// Nothing here is a collective, so the job can still finalize after a timeout.
 #include "protocols/timed/timed_barrier.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdint>
-#include <cstring>
-#include <optional>
-#include <set>
-#include <string>
 #include <vector>
 
 #include "mpi/clock.hpp"
-#include "mpi/interrupts.hpp"
-#include "mpi/late_look.hpp"
-#include "mpi/matched_receive.hpp"
 #include "mpi/mpi_call.hpp"
-#include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "protocols/host_barrier/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/synchronize_guard.hpp"
-#include "protocols/timed/roll_call.hpp"
 #include "protocols/timed/round_exchange.hpp"
 #include "protocols/timed/timed_failure.hpp"
 #include "protocols/timed/timed_hosts.hpp"
 #include "protocols/timed/timed_rounds.hpp"
+#include "protocols/timed/timed_wait.hpp"
 #include "protocols/timed/waited_in.hpp"
 #include "runtime/runtime_state.hpp"
 
@@ -42,22 +33,6 @@ namespace popdist::detail {
 namespace {
 
 using Clock = MpiClock;  // MPI's clock: simulated time under SMPI (mpi/clock.hpp)
-
-/// A member that waits over the same members in another popdist operation (synchronize against
-/// one of popdist's collectives: waited_in.hpp) can never meet this one: fail now, naming both.
-[[noreturn]] void throw_other_operation(ProtocolSet& entry, WaitedIn& waited, int other, const std::string& what, int me) {
-  // Every member learns what this one was in, also those whose notices had not come yet: they
-  // find it queued when they fail in turn (a failure path: one short message per member).
-  std::vector<int> others;
-  for (const auto member : entry.members) {
-    if (member != me) others.push_back(member);
-  }
-  waited.tell(others);
-  abandon(entry, fmt::format("instance {} was in {}", other, what));
-  throw UsageError(fmt::format("instance {} is in {} while this instance is in {}; every instance must make the same "
-                               "popdist calls in the same order",
-                               other, what, waited.mine()));
-}
 
 /// A timed synchronize over all instances of a job on one host: the host barrier's timed wait
 /// in shared memory, no message at all; it names the missing from their slots.
@@ -79,38 +54,48 @@ void timed_host_barrier(ProtocolSet& entry, HostBarrier& host, double seconds, C
   throw_missing(entry, givers, outcome.missing, seconds, waited.explain(outcome.missing));
 }
 
-/// One round of the timed barrier over the set's members, steps 1 to 5 of docs/guide/protocols.md, "The
-/// timed barrier". Made with the set's turn held; its destruction cancels the receives still posted and
-/// hands the sends in flight to PendingSends (RoundCleanup).
-class FlatRound {
+/// The flat round over the set's members: a recursive-doubling exchange of ARRIVED messages over
+/// their positions (round_exchange.hpp). TimedWait runs the steps; this round adds the exchange,
+/// the shortest timeout heard of, and the check that every member is at the same round. Its
+/// destruction cancels the receives still posted and hands the sends in flight to PendingSends
+/// (RoundCleanup).
+class FlatRound : public TimedWait<FlatRound> {
  public:
   FlatRound(ProtocolSet& entry, double seconds, Clock::time_point start, int me, MPI_Comm control)
-      : entry_(entry),
-        rounds_(rounds_of(entry, me, control)),
-        control_(control),
-        me_(me),
-        seconds_(seconds),
-        start_(start),
-        mine_(begin(entry, seconds)),
-        previous_start_(rounds_.begin_round(start)),
+      : TimedWait(entry, seconds, start, me, control),
         shortest_timeout_(seconds),
-        last_answer_(start),
         exchange_(rounds_, control, entry.arrived_tag),
         cleanup_(rounds_) {}
 
-  void run(Clock::time_point deadline) {
-    listen_and_send_first();
-    fail_if_given_up_already();
-    wait_for_steps(deadline);
-    fail_if_missing();
-    look_if_late(deadline);
+ private:
+  friend class TimedWait<FlatRound>;
+  /// A member in another popdist operation over the same members can never meet this one.
+  static constexpr bool kFailsOnOtherOperation = true;
+
+  // 1. Listen to every step, then send step 0.
+  std::vector<int> arrive() {
+    exchange_.listen();
+    send_ready_steps();
+    return {};
   }
 
- private:
-  /// This round's ARRIVED payload, as first sent.
-  static Round begin(ProtocolSet& entry, double seconds) {
-    return Round{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
+  // 3. Take the ARRIVED of the lowest step not in yet (and of the steps after it already in),
+  //    sending each next step as soon as the steps before it are in. Our sends are tested at the
+  //    end of the round (RoundCleanup).
+  RoundProgress poll() {
+    exchange_.take_arrivals([this](std::size_t step) { accept(step); });
+    send_ready_steps();
+    return exchange_.remaining() == 0 ? RoundProgress::Met : RoundProgress::Waiting;
   }
+
+  /// Nothing to undo here: the members still waiting learn it from the roll call.
+  static bool give_up() noexcept { return true; }
+  static void pause(Clock::duration waited, int /*polls*/) {
+    pause_between_polls(waited, kSpinFor, kYieldFor, kSleepBetweenPolls);
+  }
+  /// The exchange's receives stay posted until the round is destroyed (RoundCleanup).
+  static void end_exchange() noexcept {}
+  [[nodiscard]] double shortest_timeout() const noexcept { return shortest_timeout_; }
 
   /// Sends every step whose predecessors are all in, with the shortest timeout heard so far.
   void send_ready_steps() { exchange_.send_ready(Round{mine_.hash, mine_.sequence, shortest_timeout_}); }
@@ -135,96 +120,7 @@ class FlatRound {
     exchange_.count_in(step);
   }
 
-  // 1. Listen to every step, then send step 0.
-  void listen_and_send_first() {
-    exchange_.listen();
-    send_ready_steps();
-  }
-
-  // 2. Had a member given up on us already (we are the late one, or it gave up on an earlier
-  //    round that we completed: the race of the guide)? Looked at after step 0 is out, so
-  //    that the MPI progress pass this takes delays nobody; that pass also takes in whatever
-  //    has arrived, so a late instance sees the notices sent to it.
-  void fail_if_given_up_already() {
-    if (const auto heard = test_gave_up(entry_, rounds_, control_); !heard.empty()) {
-      throw_others_gave_up(entry_, givers_of(entry_, heard, me_), seconds_, me_);
-    }
-  }
-
-  /// Takes the ARRIVED of the lowest step not in yet, and of the steps after it already in.
-  void take_arrivals() {
-    exchange_.take_arrivals([this](std::size_t step) { accept(step); });
-  }
-
-  /// Once the wait is long: a notice for an earlier round (which we completed: the race
-  /// described in the guide) fails the call like one found at step 2; one for this round ends the
-  /// wait (returns true: step 4). A Final means the roll call is over: the others gave up on us
-  /// before we arrived. Also Ctrl-C, and the notices of members that gave up on another set.
-  bool look_during_long_wait(Clock::time_point now) {
-    early_ = test_gave_up(entry_, rounds_, control_);
-    if (roll_call_is_over(early_, mine_.sequence)) {
-      throw_others_gave_up(entry_, givers_of(entry_, early_, me_), seconds_, me_);
-    }
-    if (!early_.empty()) return true;
-    interrupts_();  // Ctrl-C within ~50 ms; the cleanup cancels this round's receives
-    if (now - last_answer_ >= InterruptPoll::kEvery) {
-      // A member that gave up on another set asks which set this instance waits in.
-      last_answer_ = now;
-      if (!waited_) waited_.emplace(entry_, control_);
-      waited_->take();
-      if (const auto [other, what] = waited_->other_operation(); other >= 0) {
-        throw_other_operation(entry_, *waited_, other, what, me_);
-      }
-    }
-    return false;
-  }
-
-  // 3. Poll the one receive this member needs next: the ARRIVED of the lowest step not in yet.
-  //    The GAVE_UP receive is looked at only once the wait is long (the guide: "Why it is
-  //    shaped for speed"), our sends at the end of the round (RoundCleanup).
-  void wait_for_steps(Clock::time_point deadline) {
-    while (exchange_.remaining() > 0) {
-      take_arrivals();
-      send_ready_steps();
-      if (exchange_.remaining() == 0) break;
-      const auto now = Clock::now();
-      if (now >= deadline) break;
-      if (now - start_ >= kYieldFor && look_during_long_wait(now)) break;
-      pause_between_polls(now - start_, kSpinFor, kYieldFor, kSleepBetweenPolls);
-    }
-  }
-
-  // 4. Timed out, or another member gave up while steps were still missing here.
-  void fail_if_missing() {
-    if (exchange_.remaining() > 0) roll_call_and_fail(entry_, rounds_, mine_, std::move(early_), seconds_, control_);
-    if (!early_.empty()) throw_others_gave_up(entry_, givers_of(entry_, early_, me_), seconds_, me_);
-  }
-
-  // 5. Everyone arrived. Were we the late one, whom the others gave up on before we arrived?
-  //    (The late look, described in the guide.) Their notices were sent before we arrived, but MPI
-  //    may still hold them behind the ARRIVED messages (measured with Open MPI after earlier
-  //    rounds: step 2's single pass missed them about one time in three), so look again, with
-  //    progress passes of our own -- but only when we can be late. A notice that comes later
-  //    still is found by step 2 of our next timed round over the set.
-  void look_if_late(Clock::time_point deadline) {
-    if (TimedRounds::may_be_late(previous_start_, start_, shortest_timeout_)) {
-      look_for_late_notices(entry_, rounds_, control_, deadline, seconds_, me_);
-    }
-  }
-
-  ProtocolSet& entry_;
-  TimedRounds& rounds_;
-  const MPI_Comm control_;
-  const int me_;
-  const double seconds_;
-  const Clock::time_point start_;
-  const Round mine_;
-  const std::optional<Clock::time_point> previous_start_;
-  double shortest_timeout_;     ///< of the members heard of, directly or not
-  std::vector<Heard> early_;    ///< the roll call's messages that came while we still waited
-  InterruptPoll interrupts_;
-  std::optional<WaitedIn> waited_;  ///< made once this wait sleeps: answers notices (waited_in.hpp)
-  Clock::time_point last_answer_;
+  double shortest_timeout_;  ///< of the members heard of, directly or not
   RoundExchange exchange_;
   RoundCleanup cleanup_;  ///< last: destroyed first
 };
@@ -250,7 +146,6 @@ void timed_barrier(ProtocolSet& entry, double seconds) {
       return;
     }
   }
-  const TimedTurn in_turn(entry);
   FlatRound(entry, seconds, start, me, control).run(deadline);
 }
 

@@ -181,6 +181,19 @@ std::string call_of(const ProtocolSet& entry) {
   throw TimeoutError(text, {me});
 }
 
+[[noreturn]] void throw_other_operation(ProtocolSet& entry, WaitedIn& waited, int other, const std::string& what, int me) {
+  // Every member learns what this one was in, also those whose notices had not come yet: they
+  // find it queued when they fail in turn (a failure path: one short message per member).
+  std::vector<int> others;
+  for (const auto member : entry.members) {
+    if (member != me) others.push_back(member);
+  }
+  waited.tell(others);
+  abandon(entry, fmt::format("instance {} was in {}", other, what));
+  throw UsageError(fmt::format("instance {} is in {} while this instance is in {}; every instance must make the same "
+                               "popdist calls in the same order",
+                               other, what, waited.mine()));
+}
 
 void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double seconds) {
   if (missing.empty()) return;  // every member of this set arrived (a timeout ran out late): nothing to ask

@@ -3,7 +3,8 @@
 // each host's leader then meets the other leaders in a recursive-doubling round (LeadersRound) and
 // releases its host. The counter's "gave up" bit makes an instance either released or giving up,
 // never both; a failed round joins the flat protocol's roll call over all instances, which names
-// the missing. Why, and what it costs: docs/guide/protocols.md, "Across hosts".
+// the missing. The steps and their races are TimedWait's (timed_wait.hpp); HostsRound supplies the
+// host's part. Why, and what it costs: docs/guide/protocols.md, "Across hosts".
 #include "protocols/timed/timed_hosts.hpp"
 
 #include <fmt/format.h>
@@ -14,15 +15,14 @@
 #include <optional>
 #include <vector>
 
-#include "mpi/interrupts.hpp"
 #include "mpi/mpi_call.hpp"
 #include "popdist/error.hpp"
 #include "protocols/host_barrier/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/protocol_set.hpp"
-#include "protocols/synchronize_guard.hpp"
 #include "protocols/timed/round_exchange.hpp"
 #include "protocols/timed/timed_failure.hpp"
+#include "protocols/timed/timed_wait.hpp"
 
 namespace popdist::detail {
 namespace {
@@ -89,84 +89,69 @@ class LeadersRound {
   RoundCleanup cleanup_;  ///< last: destroyed first
 };
 
+/// The round across hosts: this instance counted in its host's shared-memory round, and a
+/// host's leader meeting the other leaders (LeadersRound) once its whole host has arrived, then
+/// releasing it. TimedWait runs the steps; this round adds the host's counter, whose "gave up" bit
+/// makes an instance either released or giving up, never both.
+class HostsRound : public TimedWait<HostsRound> {
+ public:
+  HostsRound(ProtocolSet& entry, HostBarrier& host, double seconds, Clock::time_point start, int me, MPI_Comm control)
+      : TimedWait(entry, seconds, start, me, control), host_(host) {}
+
+ private:
+  friend class TimedWait<HostsRound>;
+  /// Left to the deadline, as it always was here: leaving at once would first have to give the
+  /// host's round up for its other instances.
+  static constexpr bool kFailsOnOtherOperation = false;
+
+  // 1. Counted in the host's round (no message yet): who had given it up before this one came.
+  std::vector<int> arrive() {
+    arrival_ = host_.arrive_across();
+    if (!arrival_.late) return {};
+    return {host_.failure_across(arrival_.round, true).gave_up_by};
+  }
+
+  // 3. Released, given up (by an instance of this host), or, on a leader whose host has arrived,
+  //    the leaders' round: met once every step is in, unless an instance of the host gave up first.
+  RoundProgress poll() {
+    const auto state = host_.state_across(arrival_.round);
+    if (state == HostBarrier::Across::Released) return RoundProgress::Met;
+    if (state == HostBarrier::Across::GivenUp) return RoundProgress::GivenUp;
+    if (host_.leads() && (leaders_ || state == HostBarrier::Across::HostArrived)) {
+      if (!leaders_) {
+        leaders_.emplace(entry_, leader_rounds_of(entry_, host_.leaders(), host_.leaders_size()), host_.leaders(),
+                         mine_);
+      }
+      if (leaders_->poll()) return host_.finish_across(arrival_.round) ? RoundProgress::Met : RoundProgress::GivenUp;
+    }
+    return RoundProgress::Waiting;
+  }
+
+  /// Gives the host's round up (wakes its sleepers); false when its leader released it meanwhile
+  /// (the race of the guide's "Across hosts").
+  bool give_up() noexcept { return host_.give_up_across(arrival_.round); }
+  /// A leader polls as the flat round does; a non-leader sleeps on its host's release.
+  void pause(Clock::duration waited, int polls) const {
+    if (host_.leads()) {
+      pause_between_polls(waited, kSpinFor, kYieldFor, kSleepBetweenPolls);
+    } else {
+      host_.pause_across(arrival_.round, polls, kLongestSleep);
+    }
+  }
+  void end_exchange() { leaders_.reset(); }  // cancels the leaders' receives still posted
+  /// A non-leader hears no other member's timeout: the late look is measured against its own.
+  [[nodiscard]] double shortest_timeout() const noexcept { return seconds_; }
+
+  HostBarrier& host_;
+  HostBarrier::Arrival arrival_;
+  std::optional<LeadersRound> leaders_;  ///< a leader's, once its host has arrived
+};
+
 }  // namespace
 
 void timed_across_hosts(ProtocolSet& entry, HostBarrier& host, double seconds, Clock::time_point start,
                         Clock::time_point deadline, int me, MPI_Comm control) {
-  const TimedTurn in_turn(entry);
-  auto& rounds = rounds_of(entry, me, control);  // the GAVE_UP receive, for the roll call
-  const Round mine{entry.hash, entry.timed_sequence.fetch_add(1) + 1, seconds};
-  const auto previous_start = rounds.begin_round(start);
-
-  const auto arrival = host.arrive_across();
-  if (arrival.late) {
-    throw_others_gave_up(entry, {host.failure_across(arrival.round, true).gave_up_by}, seconds, me);
-  }
-  // Members that gave up on this one before it came (their roll call's message): as in
-  // timed_barrier.cpp's step 2, after this instance was counted, so that the pass delays nobody.
-  if (const auto heard = test_gave_up(entry, rounds, control); !heard.empty()) {
-    host.give_up_across(arrival.round);
-    throw_others_gave_up(entry, givers_of(entry, heard, me), seconds, me);
-  }
-
-  std::optional<LeadersRound> leaders;  // a leader's, once its host has arrived
-  std::vector<Heard> early;             // a roll call's messages that came while this one waited
-  InterruptPoll interrupts;
-  std::optional<WaitedIn> waited;  // made once this wait is long: answers notices (waited_in.hpp)
-  auto last_answer = start;
-  bool met = false;
-  for (int poll = 0;; ++poll) {
-    const auto state = host.state_across(arrival.round);
-    if (state == HostBarrier::Across::Released) {
-      met = true;
-      break;
-    }
-    if (state == HostBarrier::Across::GivenUp) break;
-    if (host.leads() && (leaders || state == HostBarrier::Across::HostArrived)) {
-      if (!leaders) {
-        leaders.emplace(entry, leader_rounds_of(entry, host.leaders(), host.leaders_size()), host.leaders(), mine);
-      }
-      if (leaders->poll()) {
-        met = host.finish_across(arrival.round);  // false: an instance of the host gave up first
-        break;
-      }
-    }
-    const auto now = Clock::now();
-    if (now >= deadline) {
-      met = !host.give_up_across(arrival.round);  // released in the meantime: met after all
-      break;
-    }
-    if (now - start >= kYieldFor) {
-      early = test_gave_up(entry, rounds, control);
-      if (!early.empty()) {
-        // A roll call has started: take part, unless it is over (a Final, or a notice of an earlier
-        // round) or this host was released meanwhile (the race of the guide's "Across hosts").
-        const bool over = roll_call_is_over(early, mine.sequence);
-        const bool released = !host.give_up_across(arrival.round);
-        if (over || released) throw_others_gave_up(entry, givers_of(entry, early, me), seconds, me);
-        break;
-      }
-      interrupts();
-      if (now - last_answer >= InterruptPoll::kEvery) {
-        last_answer = now;
-        if (!waited) waited.emplace(entry, control);
-        waited->take();
-      }
-    }
-    if (host.leads()) {
-      pause_between_polls(now - start, kSpinFor, kYieldFor, kSleepBetweenPolls);
-    } else {
-      host.pause_across(arrival.round, poll, kLongestSleep);
-    }
-  }
-  leaders.reset();  // cancels the leaders' receives still posted
-  if (!met) roll_call_and_fail(entry, rounds, mine, std::move(early), seconds, control);
-
-  // The late look (timed_barrier.cpp, step 5): were we the one the others gave up on? Measured
-  // against this call's own timeout (a non-leader hears no other's).
-  if (TimedRounds::may_be_late(previous_start, start, seconds)) {
-    look_for_late_notices(entry, rounds, control, deadline, seconds, me);
-  }
+  HostsRound(entry, host, seconds, start, me, control).run(deadline);
 }
 
 }  // namespace popdist::detail
