@@ -23,6 +23,8 @@
 #include "collectives.hpp"
 #include "current_topology.hpp"
 #include "errors.hpp"
+#include "mpi/mpi_call.hpp"
+#include "mpi_backend.hpp"
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "popdist/grouping.hpp"
@@ -30,7 +32,6 @@
 #include "popdist/registry.hpp"
 #include "popdist/runtime.hpp"
 #include "python_arguments.hpp"
-#include "mpi_backend.hpp"
 #include "topology_dict.hpp"
 
 namespace py = pybind11;
@@ -70,16 +71,12 @@ popdist::FailureInfo describe_failure(std::exception_ptr failure) {
 py::object to_mpi4py(MPI_Comm comm) {
   py::module_ mpi4py_mpi = py::module_::import("mpi4py.MPI");
   // Both sides must speak the same MPI ABI: a handle from one MPI library is garbage in another.
-  char ours[MPI_MAX_LIBRARY_VERSION_STRING];
-  int length = 0;
-  MPI_Get_library_version(ours, &length);
+  const std::string ours = popdist::detail::mpi_library_version();
   std::string theirs = py::str(mpi4py_mpi.attr("Get_library_version")());
-  if (theirs.rfind(std::string(ours, length).substr(0, 40), 0) != 0 &&
-      std::string(ours, length).rfind(theirs.substr(0, 40), 0) != 0) {
+  if (theirs.rfind(ours.substr(0, 40), 0) != 0 && ours.rfind(theirs.substr(0, 40), 0) != 0) {
     throw popdist::UsageError("popdist.comm(): mpi4py is built against another MPI library (" +
                               theirs.substr(0, theirs.find('\n')) + ") than popdist (" +
-                              std::string(ours, length).substr(0, std::string(ours, length).find('\n')) +
-                              "); rebuild mpi4py from source against this MPI");
+                              ours.substr(0, ours.find('\n')) + "); rebuild mpi4py from source against this MPI");
   }
   py::object capsule = mpi4py_mpi.attr("__pyx_capi__")["PyMPIComm_New"];
   void* pointer = PyCapsule_GetPointer(capsule.ptr(), PyCapsule_GetName(capsule.ptr()));
@@ -280,15 +277,14 @@ void add_runtime_calls(py::module_& m) {
       [] {
         // Tell the Python layer whether popdist started MPI: only then does it install the
         // abort-on-uncaught-exception hook (whoever initialized MPI owns the job's exit policy).
-        int was_initialized = 0;
-        MPI_Initialized(&was_initialized);
+        const bool was_initialized = popdist::detail::mpi_was_initialized();
         {
           py::gil_scoped_release release;
           popdist::init();
         }
         // The shared core's current topology becomes the runtime's refined one.
         popdist::python::adopt_topology(popdist::python::topology_to_dict(popdist::topology()));
-        return was_initialized == 0;
+        return !was_initialized;
       },
       "Initializes the MPI backend (idempotent). Returns True when this call initialized MPI.");
   m.def("is_initialized", &popdist::is_initialized);

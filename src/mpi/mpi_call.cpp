@@ -34,11 +34,23 @@ void MpiLock::lock() {
 void MpiLock::unlock() { mpi_mutex().unlock(); }
 
 bool mpi_is_usable() noexcept {
-  int initialized = 0;
+  const bool initialized = mpi_was_initialized();
   int finalized = 0;
-  MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  return initialized != 0 && finalized == 0;
+  return initialized && finalized == 0;
+}
+
+bool mpi_was_initialized() noexcept {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  return initialized != 0;
+}
+
+std::string mpi_library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int length = 0;
+  check_mpi(MPI_Get_library_version(text, &length), "MPI_Get_library_version");
+  return std::string(text, static_cast<std::size_t>(length));
 }
 
 }  // namespace popdist::detail

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 
 namespace popdist::detail {
 
@@ -51,5 +52,9 @@ class MpiLock {
 
 /// MPI_Initialized && !MPI_Finalized; both may be called from any thread at any time.
 [[nodiscard]] bool mpi_is_usable() noexcept;
+/// MPI_Initialized: whether MPI was ever initialized (by popdist or by anyone else in the process).
+[[nodiscard]] bool mpi_was_initialized() noexcept;
+/// MPI_Get_library_version's text (callable before MPI_Init and after MPI_Finalize).
+[[nodiscard]] std::string mpi_library_version();
 
 }  // namespace popdist::detail

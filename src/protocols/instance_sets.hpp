@@ -43,7 +43,7 @@ namespace popdist::detail {
 
 /// Message kinds on popdist's control communicator. The handshake uses one fixed tag (see
 /// handshake.cpp for why); the timed synchronize uses two tags per set, derived from its hash.
-/// WaitedIn: a failed timed synchronize names the set it waited in (protocols/waited_in.hpp).
+/// WaitedIn: a failed timed synchronize names the set it waited in (protocols/timed/waited_in.hpp).
 enum class ControlTag : int { Handshake = 1, WaitedIn = 2, FirstSetTag = 16 };
 enum class TimedKind : int { Arrived = 0, GaveUp = 1 };
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "protocols/timed_rounds.hpp"
+#include "protocols/timed/timed_rounds.hpp"
 
 namespace popdist::detail {
 

@@ -8,7 +8,7 @@
 
 #include "mpi/clock.hpp"
 #include "popdist/error.hpp"
-#include "protocols/timed_barrier.hpp"
+#include "protocols/timed/timed_barrier.hpp"
 #include "registry/entry.hpp"
 #include "registry/registry.hpp"
 #include "runtime/runtime_state.hpp"

@@ -15,7 +15,7 @@
 #include "popdist/error.hpp"
 #include "popdist/registry.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/timed_barrier.hpp"
+#include "protocols/timed/timed_barrier.hpp"
 #include "registry/collective_meeting.hpp"
 #include "registry/lookup.hpp"
 #include "registry/registry.hpp"

@@ -9,7 +9,7 @@
 #include "popdist/arguments.hpp"
 #include "popdist/error.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/timed_barrier.hpp"
+#include "protocols/timed/timed_barrier.hpp"
 #include "registry/scope.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"

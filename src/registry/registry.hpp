@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "protocols/handshake.hpp"
-#include "protocols/host_barrier.hpp"
+#include "protocols/host_barrier/host_barrier.hpp"
+#include "protocols/registration/handshake.hpp"
 #include "registry/entry.hpp"
 #include "runtime/runtime_state.hpp"
 

@@ -8,10 +8,10 @@
 
 #include "mpi/deadline.hpp"
 #include "mpi/mpi_call.hpp"
-#include "protocols/host_barrier.hpp"
+#include "protocols/host_barrier/host_barrier.hpp"
 #include "protocols/instance_sets.hpp"
 #include "protocols/synchronize_guard.hpp"
-#include "protocols/timed_barrier.hpp"
+#include "protocols/timed/timed_barrier.hpp"
 #include "registry/entry.hpp"
 #include "registry/lookup.hpp"
 #include "registry/registry.hpp"

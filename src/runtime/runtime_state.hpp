@@ -28,7 +28,7 @@ struct HotState {
 };
 inline HotState g_hot;
 
-/// POPDIST_CENSUS_AFTER when unset, seconds (protocols/census.hpp).
+/// POPDIST_CENSUS_AFTER when unset, seconds (protocols/registration/census.hpp).
 inline constexpr double kDefaultCensusAfter = 30.0;
 
 /// What init() makes for the layers above it: popdist's communicators, this instance's place in
@@ -56,7 +56,7 @@ struct RuntimeState {
   int tag_ub = 32767;                      ///< MPI_TAG_UB of the world communicator
   std::optional<double> default_timeout;   ///< POPDIST_SYNC_TIMEOUT, parsed by init()
   /// POPDIST_CENSUS_AFTER, parsed by init(): how long a registration without a timeout waits
-  /// before its census (protocols/census.hpp).
+  /// before its census (protocols/registration/census.hpp).
   double census_after = kDefaultCensusAfter;
   /// An exchange timed out with collectives still outstanding on popdist's communicators: MPI
   /// cannot be finalized cleanly any more, so finalize() leaves MPI alone (the launcher ends the

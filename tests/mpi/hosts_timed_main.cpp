@@ -1,4 +1,4 @@
-// A timed synchronize over all instances across hosts (protocols/timed_hosts.cpp), run
+// A timed synchronize over all instances across hosts (protocols/timed/timed_hosts.cpp), run
 // under the testbed's fake hosts: argv[1] lists the instances per host ("2,2", "3,1"), argv[2]
 // names the instance that never comes to the last synchronize.
 //  1. Timed rounds, alone and between untimed ones (both count in the host's shared counter): every

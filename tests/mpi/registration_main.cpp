@@ -1,7 +1,7 @@
-// Registration's handshake, a recursive-doubling exchange (protocols/handshake.cpp), at any number of
+// Registration's handshake, a recursive-doubling exchange (protocols/registration/handshake.cpp), at any number of
 // ranks (non-powers of two included), counted through the PMPI layer of the scaling benchmark:
 //  1. a first registration over all instances sends its schedule's handshake messages per member
-//     (protocols/timed_rounds.hpp: at most ceil(log2 k)) when everyone comes at once
+//     (protocols/timed/timed_rounds.hpp: at most ceil(log2 k)) when everyone comes at once
 //     (as many more at most, the first escalation's presences
 //     to its partners, when it took longer than the escalation delay), and the communicator works;
 //  2. subsets registered in different orders by instances that do not share them (the stash);
@@ -14,7 +14,7 @@
 //     and no id by the others: 0 and 3 are not recursive-doubling partners in a set of 8 (0 XOR 3 is not a power of two), so the ids
 //     meet only through the members without one, which pass the first id they learn on.
 // With the argument `census` (run with POPDIST_CENSUS_AFTER=0.5), the census of a registration
-// without a timeout (protocols/census.hpp) instead:
+// without a timeout (protocols/registration/census.hpp) instead:
 //  6. (7 ranks or more) {0,1,2,6} and {0,4,5,6}, which instance 0 registers in that order and
 //     instance 6 in the other: no Hello or Presence of one set reaches a member of the other
 //     (0 and 6 are partners in neither, and neither's partners are in the other set), so only the

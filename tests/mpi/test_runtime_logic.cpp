@@ -11,8 +11,8 @@
 #include "error_message.hpp"
 #include "popdist/error.hpp"
 #include "popdist/job_check.hpp"
-#include "protocols/handshake.hpp"
 #include "protocols/instance_sets.hpp"
+#include "protocols/registration/handshake.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
 

@@ -57,7 +57,7 @@ void check_rounds(Verdict& verdict, const popdist::InstanceSet& members, const s
   const auto before = popdist_bench::mpi_counts();
   for (int round = 0; round < kRounds; ++round) popdist::synchronize("", members, popdist::Seconds(30));
   const auto sends = (popdist_bench::mpi_counts() - before).sends;
-  // This member's schedule (protocols/timed_rounds.hpp).
+  // This member's schedule (protocols/timed/timed_rounds.hpp).
   const auto count = members.size();
   const auto position = static_cast<std::size_t>(
       std::distance(members.begin(), members.find(popdist::instance_index())));

@@ -19,7 +19,7 @@ synchronize. Checks message counts, never times, so it cannot be flaky:
   registration's handshake runs), within 3 ceil(log2 N) + 3 messages per member (Hellos,
   presences to the same partners, the roll call);
 - a registration without a timeout whose last LATE_COUNT members come LATE_S seconds late, after
-  the census of the members waiting (protocols/census.hpp, after CENSUS_AFTER_S instead
+  the census of the members waiting (protocols/registration/census.hpp, after CENSUS_AFTER_S instead
   of 30 s): the census costs O(log N) per member, so that the busiest member sends at most the
   handshake's 2 ceil(log2 N) and the roll call's ceil(log2 N) + 2, its notice and a few answers
   (3 ceil(log2 N) + 5), and the mean stays within 2 ceil(log2 N). The missing members are dealt

@@ -21,7 +21,7 @@
 // seconds after the others (--late-count K: the K instances N-1, N-1-D, N-1-2D, ... above 2, for
 // --late-stride D; by default the last K, whom one present member tells). Beyond 30 s
 // (POPDIST_CENSUS_AFTER) the members still waiting hold a census and tell each missing member
-// which of them wait (protocols/census.hpp; it was an all-to-all presence, every waiting
+// which of them wait (protocols/registration/census.hpp; it was an all-to-all presence, every waiting
 // member telling every other); this step measures it. The time is from the last arrival.
 //
 // The last step, from 4 instances on: a conflict. Instance N-1 registers {0, N-1} before the set

@@ -1,4 +1,4 @@
-// The census of a registration without a deadline (protocols/census.hpp), without MPI:
+// The census of a registration without a deadline (protocols/registration/census.hpp), without MPI:
 // members in a model of time (steps of 5 ms, a message takes one), some absent. Checked: every
 // absent member is told once per census, by one present member, exactly which members took
 // part; the present members' messages stay within the roll call's bounds (roll_call.hpp) plus
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../step_bounds.hpp"
-#include "protocols/census.hpp"
+#include "protocols/registration/census.hpp"
 
 namespace popdist::testing {
 namespace {

@@ -1,4 +1,4 @@
-// The roll call of a failed timed synchronize (protocols/roll_call.hpp), without MPI:
+// The roll call of a failed timed synchronize (protocols/timed/roll_call.hpp), without MPI:
 // every subset of absent members for k = 1..10, in a model of time in ticks (a window is 4 ticks,
 // a message takes 1), with every present member starting at once and with some joining only when
 // a first message reaches them (as members still polling in the barrier do). Checked: every
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "../step_bounds.hpp"
-#include "protocols/roll_call.hpp"
+#include "protocols/timed/roll_call.hpp"
 
 namespace popdist::testing {
 namespace {

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "protocols/shared_segment.hpp"
+#include "protocols/host_barrier/shared_segment.hpp"
 
 namespace popdist::detail {
 

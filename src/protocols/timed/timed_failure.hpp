@@ -12,9 +12,9 @@
 
 #include "mpi/late_look.hpp"
 #include "protocols/protocol_set.hpp"
-#include "protocols/roll_call.hpp"
-#include "protocols/timed_rounds.hpp"
-#include "protocols/waited_in.hpp"
+#include "protocols/timed/roll_call.hpp"
+#include "protocols/timed/timed_rounds.hpp"
+#include "protocols/timed/waited_in.hpp"
 
 namespace popdist::detail {
 
@@ -82,6 +82,12 @@ class RoundCleanup {
 
 /// For a member that arrives after `givers` gave up on it: abandons the set, throws TimeoutError.
 [[noreturn]] void throw_others_gave_up(ProtocolSet& entry, const std::vector<int>& givers, double seconds, int me);
+
+/// A member that waits over the same members in another popdist operation (synchronize against
+/// one of popdist's collectives: waited_in.hpp) can never meet this one: tells every member which
+/// operation this one was in, abandons the set, throws UsageError naming both operations.
+[[noreturn]] void throw_other_operation(ProtocolSet& entry, WaitedIn& waited, int other, const std::string& what,
+                                        int me);
 
 /// Abandons the set and throws TimeoutError naming `missing`, the members that did not arrive;
 /// `givers`: the members that gave up first (empty when this instance's own deadline ended it).

@@ -1,4 +1,4 @@
-#include "protocols/census.hpp"
+#include "protocols/registration/census.hpp"
 
 #include <algorithm>
 #include <vector>

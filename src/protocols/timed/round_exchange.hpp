@@ -9,7 +9,7 @@
 
 #include <cstddef>
 
-#include "protocols/timed_rounds.hpp"
+#include "protocols/timed/timed_rounds.hpp"
 
 namespace popdist::detail {
 

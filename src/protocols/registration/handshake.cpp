@@ -6,7 +6,7 @@
 // deadline, a roll call names the members that did not come. Handshake::run reads as the steps of
 // one registration (Handshake::Session). Why each of these, and what they cost:
 // docs/guide/protocols.md, "Registration's handshake".
-#include "protocols/handshake.hpp"
+#include "protocols/registration/handshake.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -27,11 +27,11 @@
 #include "mpi/mpi_call.hpp"
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
-#include "protocols/census.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/roll_call.hpp"
-#include "protocols/roll_call_driver.hpp"
-#include "protocols/timed_rounds.hpp"
+#include "protocols/registration/census.hpp"
+#include "protocols/timed/roll_call.hpp"
+#include "protocols/timed/roll_call_driver.hpp"
+#include "protocols/timed/timed_rounds.hpp"
 
 namespace popdist::detail {
 namespace {

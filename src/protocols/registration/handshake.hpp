@@ -11,7 +11,7 @@
 
 #include "mpi/deadline.hpp"
 #include "popdist/caller.hpp"
-#include "protocols/handshake_message.hpp"
+#include "protocols/registration/handshake_message.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {

@@ -1,4 +1,4 @@
-#include "protocols/roll_call.hpp"
+#include "protocols/timed/roll_call.hpp"
 
 #include <algorithm>
 

@@ -18,7 +18,7 @@
 
 #include "mpi/clock.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/roll_call.hpp"
+#include "protocols/timed/roll_call.hpp"
 
 namespace popdist::detail {
 

@@ -1,4 +1,4 @@
-#include "protocols/handshake_message.hpp"
+#include "protocols/registration/handshake_message.hpp"
 
 #include <fmt/format.h>
 

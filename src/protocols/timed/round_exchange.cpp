@@ -1,4 +1,4 @@
-#include "protocols/round_exchange.hpp"
+#include "protocols/timed/round_exchange.hpp"
 
 #include <memory>
 

@@ -1,7 +1,7 @@
 // The timed synchronize's GAVE_UP tag and failure path, shared by its protocols (timed_barrier.cpp
 // over the members' positions, timed_hosts.cpp across hosts): the receive that stays posted for a
 // set, the roll call that names the missing (roll_call.hpp), and the errors.
-#include "protocols/timed_failure.hpp"
+#include "protocols/timed/timed_failure.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,7 +17,7 @@
 #include "mpi/pending_sends.hpp"
 #include "popdist/error.hpp"
 #include "protocols/instance_sets.hpp"
-#include "protocols/roll_call_driver.hpp"
+#include "protocols/timed/roll_call_driver.hpp"
 #include "runtime/runtime_state.hpp"
 
 namespace popdist::detail {
@@ -181,6 +181,19 @@ std::string call_of(const ProtocolSet& entry) {
   throw TimeoutError(text, {me});
 }
 
+[[noreturn]] void throw_other_operation(ProtocolSet& entry, WaitedIn& waited, int other, const std::string& what, int me) {
+  // Every member learns what this one was in, also those whose notices had not come yet: they
+  // find it queued when they fail in turn (a failure path: one short message per member).
+  std::vector<int> others;
+  for (const auto member : entry.members) {
+    if (member != me) others.push_back(member);
+  }
+  waited.tell(others);
+  abandon(entry, fmt::format("instance {} was in {}", other, what));
+  throw UsageError(fmt::format("instance {} is in {} while this instance is in {}; every instance must make the same "
+                               "popdist calls in the same order",
+                               other, what, waited.mine()));
+}
 
 void listen_for_sets(WaitedIn& waited, const std::vector<int>& missing, double seconds) {
   if (missing.empty()) return;  // every member of this set arrived (a timeout ran out late): nothing to ask

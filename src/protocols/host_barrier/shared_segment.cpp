@@ -1,4 +1,4 @@
-#include "protocols/shared_segment.hpp"
+#include "protocols/host_barrier/shared_segment.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -12,7 +12,7 @@
 #include <set>
 #include <utility>
 
-#include "protocols/roll_call.hpp"
+#include "protocols/timed/roll_call.hpp"
 
 namespace popdist::detail {
 

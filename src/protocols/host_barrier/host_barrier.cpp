@@ -1,4 +1,4 @@
-#include "protocols/host_barrier.hpp"
+#include "protocols/host_barrier/host_barrier.hpp"
 
 #include <linux/futex.h>
 #include <sched.h>

@@ -1,4 +1,4 @@
-#include "protocols/waited_in.hpp"
+#include "protocols/timed/waited_in.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -8,7 +8,7 @@
 #include <cstddef>
 
 #include "mpi/clock.hpp"
-#include "protocols/roll_call.hpp"
+#include "protocols/timed/roll_call.hpp"
 
 namespace popdist::detail {
 
