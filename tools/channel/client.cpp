@@ -1,4 +1,4 @@
-#include "client.hpp"
+#include "channel/client.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "relay.hpp"
-#include "sockets.hpp"
+#include "channel/relay.hpp"
+#include "channel/sockets.hpp"
 
 namespace popdist::cli::channel {
 namespace {
@@ -240,14 +240,16 @@ Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(o
 Client::~Client() { impl_->close(); }
 void Client::on_request(std::function<void(const Request&)> callback) { impl_->on_request(std::move(callback)); }
 bool Client::send_started(std::int64_t pid) { return impl_->send(Started{impl_->options().instance, pid}); }
-bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text) {
-  return impl_->send(Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail)});
+bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text,
+                        ErrorSource source) {
+  return impl_->send(
+      Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail), source});
 }
 bool Client::send_activity(std::chrono::steady_clock::time_point last_output) {
   return impl_->send(Activity{impl_->options().instance, age_ns(last_output)});
 }
-bool Client::send_stack_dump(std::string_view text) {
-  return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead)});
+bool Client::send_stack_dump(std::string_view text, std::int64_t pid, std::uint64_t main_thread) {
+  return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead), pid, main_thread});
 }
 bool Client::is_relay() const { return impl_->is_relay(); }
 void Client::close() noexcept { impl_->close(); }
