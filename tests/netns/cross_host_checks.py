@@ -4,7 +4,7 @@
 The launcher runs on h1 with TMPDIR a directory of its own; the testbed's netns_private_rsh.sh
 mounts a fresh tmpfs there on every other host, so nothing the agents write reaches popdist run
 through files: the failure report, --report-file, the stall watch and `popdist stacks` must come
-over the job's channel. The failing instance is 3, on the last host. Used by CTest as
+over the job's channel. 4 instances on 2 hosts, 6 on 3; the failing instance is the last, on the last host. Used by CTest as
 
     cross_host_checks.py <check> <popdist> <testbed> <hosts>   check: exception, sigkill, stall,
                                                               stacks, restart, stranger
@@ -24,25 +24,26 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
 
-INSTANCES = 4
 RUN_TIMEOUT = 100
 
-# Instance 3 misbehaves as asked (argv[1]); every other instance waits quietly to be torn down.
+# The last instance misbehaves as asked (argv[1]); every other one waits quietly to be torn down.
+# After a restart (attempt 2) every instance succeeds.
 PROGRAM = r"""
 import os, signal, sys, time
 mode, rank = sys.argv[1], int(os.environ["RANK"])
+last = int(os.environ["WORLD_SIZE"]) - 1
 def spin_forever():
     while True:
         time.sleep(0.05)
 print("ready", rank, flush=True)
-if rank == 3 and mode == "exception" and os.environ.get("POPDIST_RESTART_COUNT", "0") == "0":
+if os.environ.get("POPDIST_RESTART_COUNT", "0") != "0":
+    sys.exit(0)
+if rank == last and mode == "exception":
     time.sleep(1)
-    raise RuntimeError("instance three broke")
-if rank == 3 and mode == "sigkill":
+    raise RuntimeError("the last instance broke")
+if rank == last and mode == "sigkill":
     time.sleep(1)
     os.kill(os.getpid(), signal.SIGKILL)
-if mode == "restart":
-    sys.exit(0)
 spin_forever()
 """
 
@@ -68,10 +69,12 @@ class Job:
         self.report_file = os.path.join(self.tmp, "report.json")
         rsh = os.path.join(testbed, "netns_private_rsh.sh")
         global_args = ["--mca", "plm_rsh_agent", rsh, *netns_checks.OPEN_MPI_ARGS]
-        per_host = INSTANCES // len(hosts)
+        self.instances = 2 * len(hosts)
+        self.last = self.instances - 1
+        per_host = 2
         self.env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
         self.on_h1 = [os.path.join(testbed, "on_host.sh"), hosts[0]]
-        self.command = [*self.on_h1, popdist, "run", "--num-instances", str(INSTANCES),
+        self.command = [*self.on_h1, popdist, "run", "--num-instances", str(self.instances),
                         "--host", ",".join(f"{h}:{per_host}" for h in hosts), "--report-file", self.report_file,
                         "--mpi-global-args", " ".join(global_args), *extra, "--", sys.executable, self.script, mode]
         print("+ " + " ".join(self.command), flush=True)
@@ -88,8 +91,8 @@ class Job:
         print(out)
         return self.process.returncode, out
 
-    def wait_ready(self, count=INSTANCES, seconds=60):
-        seen, output = set(), ""
+    def wait_ready(self, seconds=60):
+        seen, output, count = set(), "", self.instances
         deadline = time.monotonic() + seconds
         while len(seen) < count and time.monotonic() < deadline:
             line = self.process.stdout.readline()
@@ -115,21 +118,25 @@ def report_file_text(job):
 
 def first_failure_checks(out, job, host, status_words, lines):
     block = out[out.find("popdist run: the job failed"):]
-    check(f"first failure: instance 3 on {host}: {status_words}" in block, f"instance 3 on {host} not first:\n{block}")
+    check(f"first failure: instance {job.last} on {host}: {status_words}" in block,
+          f"instance {job.last} on {host} not first:\n{block}")
     for line in lines:
         check(line in block, f"{line!r} missing from the report:\n{block}")
     report = report_file_text(job)
-    check(report["failures"] and report["failures"][0]["instance"] == 3 and report["failures"][0]["host"] == host,
-          f"--report-file names another first failure: {report['failures'][:1]}")
-    check(report["text"] == block.split("\n", 0)[0][:len(report["text"])] or
-          f"first failure: instance 3 on {host}" in report["text"], f"--report-file text: {report['text']}")
+    first = report["failures"][0] if report["failures"] else {}
+    check(first.get("instance") == job.last and first.get("host") == host,
+          f"--report-file names another first failure: {first}")
+    check(f"first failure: instance {job.last} on {host}: {status_words}" in report["text"],
+          f"--report-file's text differs: {report['text']}")
+    for line in lines:
+        check(line in first.get("error_lines", ""), f"{line!r} missing from --report-file: {first}")
 
 
 def exception(popdist, testbed, hosts):
     job = Job(popdist, testbed, hosts, "exception")
     status, out = job.finish()
     check(status == 1, f"exit status 1 expected, got {status}")
-    first_failure_checks(out, job, hosts[-1], "exit code 1", ["RuntimeError: instance three broke"])
+    first_failure_checks(out, job, hosts[-1], "exit code 1", ["RuntimeError: the last instance broke"])
 
 
 def sigkill(popdist, testbed, hosts):
@@ -143,7 +150,7 @@ def stall(popdist, testbed, hosts):
     job = Job(popdist, testbed, hosts, "stall", extra=("--stall-timeout", "6"))
     status, out = job.finish()
     check(status == 125, f"--stall-timeout's status 125 expected, got {status}")
-    for index in range(INSTANCES):
+    for index in range(job.instances):
         check(re.search(rf"  instance {index}: {re.escape(job.script)}:\d+ in spin_forever", out),
               f"instance {index}'s frame is not named:\n{out}")
     check(f"on {hosts[-1]}" in out, f"the remote host is not named:\n{out}")
@@ -158,7 +165,7 @@ def stacks(popdist, testbed, hosts):
     print(result.stdout, result.stderr)
     job.stop()
     check(result.returncode == 0, f"popdist stacks failed: {result.stderr}")
-    for index in range(INSTANCES):
+    for index in range(job.instances):
         check(re.search(rf"  instance {index}: {re.escape(job.script)}:\d+ in spin_forever", result.stdout),
               f"instance {index} not located:\n{result.stdout}")
 
@@ -166,8 +173,9 @@ def stacks(popdist, testbed, hosts):
 def restart(popdist, testbed, hosts):
     job = Job(popdist, testbed, hosts, "exception", extra=("--max-restarts", "1"))
     status, out = job.finish()
+    check(status == 0, f"attempt 2 must succeed: status {status}")
     check("restarting the whole job" in out, f"no restart after the remote failure:\n{out}")
-    check("first failure: instance 3 on " + hosts[-1] in out, f"the first attempt's report is wrong:\n{out}")
+    check(f"first failure: instance {job.last} on {hosts[-1]}" in out, f"the first attempt's report is wrong:\n{out}")
 
 
 def frame(kind, payload):
@@ -180,7 +188,7 @@ def text(value):
 
 
 def stranger(popdist, testbed, hosts):
-    """No secret, a wrong one, garbage, an oversized frame and a flood, while instance 3 raises."""
+    """No secret, a wrong one, garbage, an oversized frame and a flood, while the last instance raises."""
     job = Job(popdist, testbed, hosts, "exception")
     time.sleep(0.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
@@ -204,7 +212,7 @@ def stranger(popdist, testbed, hosts):
     print(attack.stdout, attack.stderr)
     status, out = job.finish()
     check(status == 1, f"the job's own status 1 expected, got {status}")
-    first_failure_checks(out, job, hosts[-1], "exit code 1", ["RuntimeError: instance three broke"])
+    first_failure_checks(out, job, hosts[-1], "exit code 1", ["RuntimeError: the last instance broke"])
     check("channel:" in out, f"the refusals were not reported:\n{out}")
 
 
