@@ -81,6 +81,10 @@ class AgentChannel::Impl {
     } else {
       client_->send_ended(status, ended_at, traceback, channel::ErrorSource::kTorchErrorFile);
     }
+    // mpirun learns of a failure only when this agent exits: a relay must not linger then (the
+    // teardown follows at once, and the host's other agents elect another relay). On success
+    // the others end about now too, and lingering keeps their last frames.
+    if (status != 0) client_->close(std::chrono::milliseconds(0));
   }
 
  private:

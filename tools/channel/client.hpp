@@ -66,6 +66,9 @@ class Client {
   [[nodiscard]] bool is_relay() const;
   /// Stops the beat; a relay then lingers for its host's other agents (relay_linger).
   void close() noexcept;
+  /// The same with a linger of its own: 0 when this process must end now (its program failed and
+  /// mpirun learns it only from our exit); the host's other agents then elect another relay.
+  void close(std::chrono::milliseconds linger) noexcept;
 
   class Impl;
 
