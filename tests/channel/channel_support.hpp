@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "secret.hpp"
-#include "server.hpp"
-#include "sockets.hpp"
+#include "channel/secret.hpp"
+#include "channel/server.hpp"
+#include "channel/sockets.hpp"
 
 namespace channel_support {
 

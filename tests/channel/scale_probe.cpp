@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "channel_support.hpp"
-#include "client.hpp"
+#include "channel/client.hpp"
 
 using namespace channel_support;
 using Clock = std::chrono::steady_clock;

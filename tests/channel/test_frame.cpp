@@ -2,8 +2,8 @@
 // any byte decodes the same, and every decode error names what was wrong.
 #include <catch2/catch.hpp>
 
-#include "frame.hpp"
-#include "payload.hpp"
+#include "channel/frame.hpp"
+#include "channel/payload.hpp"
 
 using namespace popdist::cli::channel;
 
@@ -43,11 +43,11 @@ TEST_CASE("every message round-trips, fed whole or a byte at a time") {
   const std::vector<Message> sent = {
       Hello{"s3cret", "host-a", Role::kRelay, {0, 7, 4095}},
       Started{3, 123456789012},
-      Ended{3, 137, 987654321, "Traceback (most recent call last):\nRuntimeError: boom\n"},
+      Ended{3, 137, 987654321, "Traceback (most recent call last):\nRuntimeError: boom\n", ErrorSource::kTorchErrorFile},
       Activity{5, 1500000000},
       Beat{2, 42},
-      StackDump{1, "Thread 0x1 (most recent call first):\n  File \"x.py\", line 3 in f\n"},
-      Request{kAllInstances},
+      StackDump{1, "Thread 0x1 (most recent call first):\n  File \"x.py\", line 3 in f\n", 4242, 0x7f00ffee},
+      Request{kAllInstances, 2500},
       Welcome{},
   };
   std::string stream;
@@ -63,17 +63,21 @@ TEST_CASE("every message round-trips, fed whole or a byte at a time") {
     CHECK(std::get<Ended>(received[2]).error_text == std::get<Ended>(sent[2]).error_text);
     CHECK(std::get<Activity>(received[3]).age_ns == 1500000000u);
     CHECK(std::get<Beat>(received[4]).sequence == 42u);
+    CHECK(std::get<Ended>(received[2]).error_source == ErrorSource::kTorchErrorFile);
     CHECK(std::get<StackDump>(received[5]).text == std::get<StackDump>(sent[5]).text);
+    CHECK(std::get<StackDump>(received[5]).pid == 4242);
+    CHECK(std::get<StackDump>(received[5]).main_thread == 0x7f00ffeeu);
     CHECK(std::get<Request>(received[6]).instance == kAllInstances);
+    CHECK(std::get<Request>(received[6]).wait_ms == 2500u);
     CHECK(std::holds_alternative<Welcome>(received[7]));
   }
 }
 
 TEST_CASE("the header is a big-endian length of the type byte and payload") {
-  const std::string frame = encode(Request{0x01020304});
-  REQUIRE(frame.size() == 4 + 1 + 4);
-  CHECK(frame.substr(0, 5) == std::string("\0\0\0\5\7", 5));
-  CHECK(frame.substr(5) == "\1\2\3\4");
+  const std::string frame = encode(Request{0x01020304, 0x05060708});
+  REQUIRE(frame.size() == 4 + 1 + 8);
+  CHECK(frame.substr(0, 5) == std::string("\0\0\0\x09\7", 5));
+  CHECK(frame.substr(5) == "\1\2\3\4\5\6\7\x08");
 }
 
 TEST_CASE("a frame over the limit is refused by its header, before its body arrives") {
@@ -86,7 +90,7 @@ TEST_CASE("a frame over the limit is refused by its header, before its body arri
 }
 
 TEST_CASE("a frame exactly at the limit is accepted") {
-  const std::string text(kMaxFrameBody - 1 - 4 - 4, 'x');  // type, instance, string length
+  const std::string text(kMaxFrameBody - 1 - 4 - 4 - 8 - 8, 'x');  // type, instance, string length, pid, thread
   const std::string frame = encode(StackDump{0, text});
   CHECK(frame.size() == kFrameHeaderBytes + kMaxFrameBody);
   REQUIRE(decode_all(frame, 4096).size() == 1);

@@ -12,8 +12,8 @@
 #include <thread>
 
 #include "channel_support.hpp"
-#include "client.hpp"
-#include "relay.hpp"
+#include "channel/client.hpp"
+#include "channel/relay.hpp"
 
 using namespace channel_support;
 

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "secret.hpp"
+#include "channel/secret.hpp"
 
 using namespace popdist::cli::channel;
 

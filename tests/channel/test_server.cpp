@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "channel_support.hpp"
-#include "payload.hpp"
-#include "relay.hpp"
+#include "channel/payload.hpp"
+#include "channel/relay.hpp"
 
 using namespace channel_support;
 

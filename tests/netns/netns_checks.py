@@ -5,7 +5,7 @@ Each namespace h1, h2 has its own network stack (eth0 = 10.200.0.<i>), its own /
 through `unshare --uts`, its own hostname, so Open MPI sees two real hosts talking over a bridge:
 the closest this machine gets to a cluster. Used by CTest as
 
-    netns_checks.py up <testbed>                        fixture setup: clear leftovers, create h1, h2
+    netns_checks.py up <testbed>                        fixture setup: clear leftovers, create h1, h2, h3
     netns_checks.py down <testbed>                      fixture cleanup: remove them, verify they are gone
     netns_checks.py mpirun-topology <popdist> <testbed> mpirun -np 4 popdist topology --all --json
     netns_checks.py popdist-run <popdist> <testbed>     popdist run --host h1,h2 -- popdist topology --json
@@ -22,6 +22,8 @@ import subprocess
 import sys
 
 HOSTS = ["h1", "h2"]
+# The fixture makes one more host for the 3-host checks of cross_host_checks.py.
+FIXTURE_HOSTS = ["h1", "h2", "h3"]
 INSTANCES = 4
 REPLICAS = 8
 SKIP = 77
@@ -231,14 +233,14 @@ def setup(testbed):
     require_testbed(testbed)
     script = os.path.join(testbed, "netns_setup.sh")
     # Namespaces left by an interrupted run would make `ip netns add` fail: remove them first.
-    subprocess.run([script, "down", str(len(HOSTS))], check=False)
-    result = subprocess.run([script, "up", str(len(HOSTS))])
+    subprocess.run([script, "down", str(len(FIXTURE_HOSTS))], check=False)
+    result = subprocess.run([script, "up", str(len(FIXTURE_HOSTS))])
     if result.returncode != 0:
-        print(f"{script} up {len(HOSTS)} failed with status {result.returncode}")
+        print(f"{script} up {len(FIXTURE_HOSTS)} failed with status {result.returncode}")
         return 1
-    missing = set(HOSTS) - namespaces()
+    missing = set(FIXTURE_HOSTS) - namespaces()
     if missing:
-        print(f"{script} up {len(HOSTS)} succeeded but the namespaces {sorted(missing)} do not exist")
+        print(f"{script} up {len(FIXTURE_HOSTS)} succeeded but the namespaces {sorted(missing)} do not exist")
         return 1
     return 0
 
@@ -247,10 +249,10 @@ def cleanup(testbed):
     script = os.path.join(testbed, "netns_setup.sh")
     if not os.access(script, os.X_OK) or shutil.which("ip") is None:
         return 0  # nothing can have been created
-    subprocess.run([script, "down", str(len(HOSTS))], check=False)
-    left = namespaces() & set(HOSTS + ["mhsw"])
+    subprocess.run([script, "down", str(len(FIXTURE_HOSTS))], check=False)
+    left = namespaces() & set(FIXTURE_HOSTS + ["mhsw"])
     if left:
-        print(f"namespaces left behind after `{script} down {len(HOSTS)}`: {sorted(left)}")
+        print(f"namespaces left behind after `{script} down {len(FIXTURE_HOSTS)}`: {sorted(left)}")
         return 1
     return 0
 

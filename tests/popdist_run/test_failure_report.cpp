@@ -2,7 +2,7 @@
 // file, the order of failures and the instances the teardown stopped.
 #include <catch2/catch.hpp>
 
-#include <fstream>
+#include <chrono>
 
 #include "run/report/failure_report.hpp"
 
@@ -56,23 +56,66 @@ TEST_CASE("the report: first failure first with its lines; the teardown's victim
 }
 
 TEST_CASE("nothing recorded: the report says so and points to mpirun's message", "[report]") {
-  CHECK_THAT(failure_report({}, 0, 0, 1, 1), Contains("no instance recorded how it ended"));
+  CHECK_THAT(failure_report({}, 0, 0, 1, 1), Contains("no instance's agent said how it ended"));
 }
 
-TEST_CASE("recorded failures read back from a job directory, the error file before stderr", "[report]") {
-  const popdist::cli::JobDirectory directory;
-  const auto& dir = directory.path();
-  popdist::cli::record_instance_status(popdist::cli::instance_status_file(dir, 0), 0, "h");
-  std::ofstream(popdist::cli::instance_file(dir, 1, ".stderr")) << "line a\nline b\n";
-  popdist::cli::record_instance_status(popdist::cli::instance_status_file(dir, 1), 1, "h");
-  std::ofstream(popdist::cli::instance_file(dir, 2, ".stderr")) << "ignored\n";
-  std::ofstream(popdist::cli::instance_file(dir, 2, ".error.json")) << R"({"message": "ValueError: bad"})";
-  popdist::cli::record_instance_status(popdist::cli::instance_status_file(dir, 2), 1, "h");
-  const auto failures = popdist::cli::recorded_failures(dir);
+namespace {
+
+using popdist::cli::channel::Delivery;
+using popdist::cli::channel::Ended;
+using popdist::cli::channel::ErrorSource;
+
+/// What the server would deliver: `host` said instance `index` ended `age` before `arrived`.
+Delivery ended(const std::string& host, int index, int status, std::chrono::steady_clock::time_point arrived,
+               std::chrono::milliseconds age, std::string text = "", ErrorSource source = ErrorSource::kStderr) {
+  const auto age_ns = static_cast<std::uint64_t>(std::chrono::nanoseconds(age).count());
+  return {host, arrived, Ended{index, status, age_ns, std::move(text), source}};
+}
+
+}  // namespace
+
+// The issue's case: instance 3 on the remote host raised; its message arrives last (a slower
+// link), yet its end, placed at arrival - age on popdist run's clock, is the earliest.
+TEST_CASE("the root cause is the earliest end on popdist run's clock, wherever its message came from", "[report]") {
+  popdist::cli::JobRecords records(4);
+  const auto now = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  using std::chrono::milliseconds;
+  records.on_delivery(ended("A", 0, 1, now, milliseconds(10), "gloo: connection closed by peer\n"));
+  records.on_delivery(ended("A", 1, 143, now, milliseconds(20)));
+  records.on_delivery(ended("B", 2, 143, now + milliseconds(50), milliseconds(80)));
+  records.on_delivery(ended("B", 3, 1, now + milliseconds(60), milliseconds(500), "Traceback\nRuntimeError: boom\n",
+                            ErrorSource::kTorchErrorFile));
+  records.on_delivery(ended("B", 9, 1, now, milliseconds(9000)));  // no such instance: dropped
+  const auto failures = popdist::cli::failures_in_order(records.snapshot());
+  REQUIRE(failures.size() == 4);
+  CHECK(failures[0].end.index == 3);
+  CHECK(failures[0].end.host == "B");
+  CHECK(failures[0].error_source == "torch error file");
+  CHECK(failures[0].error_lines == "Traceback\nRuntimeError: boom\n");
+  CHECK(failures[1].end.index == 2);  // 30 ms before arrival at +50: after instance 3
+  CHECK(popdist::cli::first_failure_status(records.snapshot()) == 1);
+}
+
+TEST_CASE("a SIGTERM is never the root cause while another kind of failure exists", "[report]") {
+  popdist::cli::JobRecords records(3);
+  const auto now = std::chrono::steady_clock::now() + std::chrono::hours(1);
+  using std::chrono::milliseconds;
+  records.on_delivery(ended("A", 0, 143, now, milliseconds(100)));  // the teardown got there first
+  records.on_delivery(ended("B", 2, 137, now, milliseconds(50)));   // the SIGKILL that caused it
+  auto failures = popdist::cli::failures_in_order(records.snapshot());
   REQUIRE(failures.size() == 2);
-  CHECK(failures[0].end.index == 1);
-  CHECK(failures[0].error_lines == "line a\nline b\n");
-  CHECK(failures[0].error_source == "stderr");
-  CHECK(failures[1].error_lines == "ValueError: bad");
-  CHECK(failures[1].error_source == "torch error file");
+  CHECK(failures[0].end.index == 2);
+  const auto text = failure_report(failures, 0, 0, 1, 137);
+  CHECK_THAT(text, Contains("first failure: instance 2 on B: SIGKILL (signal 9"));
+  CHECK_THAT(text, Contains("stopped by the job's teardown after the first failure: instance(s) 0"));
+  // only SIGTERMs: the earliest is first
+  popdist::cli::JobRecords terminated(2);
+  terminated.on_delivery(ended("A", 1, 143, now, milliseconds(100)));
+  terminated.on_delivery(ended("A", 0, 143, now, milliseconds(50)));
+  CHECK(popdist::cli::failures_in_order(terminated.snapshot()).front().end.index == 1);
+  // success is no failure
+  popdist::cli::JobRecords fine(1);
+  fine.on_delivery(ended("A", 0, 0, now, milliseconds(1)));
+  CHECK(popdist::cli::failures_in_order(fine.snapshot()).empty());
+  CHECK_FALSE(popdist::cli::first_failure_status(fine.snapshot()).has_value());
 }

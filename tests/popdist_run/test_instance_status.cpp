@@ -1,5 +1,5 @@
-// The instances' status files (instance_status.hpp): what `popdist run` reports when mpirun hangs
-// after the first instance failed. Real files in a real temporary directory.
+// The job directory (instance_status.hpp) and the table of what the agents said over the channel
+// (run/supervise/job_records.hpp): activity, stack dumps, ages placed on popdist run's clock.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -8,60 +8,62 @@
 #include <thread>
 
 #include "job/instance_status.hpp"
+#include "run/supervise/job_records.hpp"
 
-using popdist::cli::first_recorded_failure;
-using popdist::cli::instance_status_file;
 using popdist::cli::JobDirectory;
-using popdist::cli::record_instance_status;
+using popdist::cli::JobRecords;
+namespace channel = popdist::cli::channel;
 
-TEST_CASE("the status directory is made under TMPDIR and removed with its files", "[status]") {
+TEST_CASE("the job directory is made under TMPDIR, private, and removed with its files", "[status]") {
   std::string path;
   {
     const JobDirectory directory;
     path = directory.path();
     REQUIRE_FALSE(path.empty());
     CHECK(std::filesystem::is_directory(path));
-    record_instance_status(instance_status_file(path, 0), 0);
-    CHECK(std::filesystem::exists(path + "/instance0.end"));
+    CHECK((std::filesystem::status(path).permissions() & std::filesystem::perms::others_all) ==
+          std::filesystem::perms::none);
+    std::ofstream(popdist::cli::instance_file(path, 0, ".python")) << "pid=1\n";
   }
   CHECK_FALSE(std::filesystem::exists(path));
 }
 
-TEST_CASE("the first recorded failure is the one that ended first, whatever the instance", "[status]") {
-  const JobDirectory directory;
-  const auto& path = directory.path();
-  CHECK_FALSE(first_recorded_failure(path).has_value());  // nothing recorded
-  record_instance_status(instance_status_file(path, 2), 0);
-  CHECK_FALSE(first_recorded_failure(path).has_value());  // a success is no failure
-  record_instance_status(instance_status_file(path, 1), 3);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  record_instance_status(instance_status_file(path, 0), 143);  // killed afterwards by the launcher
-  CHECK(first_recorded_failure(path) == 3);
-  std::ofstream(path + "/instance3.end") << "";  // being written: skipped, never misread
-  std::ofstream(path + "/instance4.end") << "garbage";
-  std::ofstream(path + "/instance5.python") << "1 2\n";  // another file of the job: not a status
-  std::ofstream(path + "/instance6.stderr") << "9 9\n";
-  CHECK(first_recorded_failure(path) == 3);
+TEST_CASE("records: start, output and the newest output on popdist run's clock", "[status]") {
+  JobRecords records(2);
+  CHECK_FALSE(records.last_output().has_value());
+  const auto now = std::chrono::steady_clock::now();
+  records.on_delivery({"hostB", now, channel::Started{1, 4242}});
+  records.on_delivery({"hostB", now + std::chrono::seconds(2), channel::Activity{1, 1'500'000'000}});
+  records.on_delivery({"hostA", now, channel::Activity{0, 3'000'000'000}});
+  const auto all = records.snapshot();
+  CHECK(all[1].started);
+  CHECK(all[1].pid == 4242);
+  CHECK(all[1].host == "hostB");
+  CHECK_FALSE(all[0].started);
+  REQUIRE(records.last_output().has_value());
+  CHECK(*records.last_output() == now + std::chrono::milliseconds(500));  // arrival 2 s - age 1.5 s
+  // a hostile age longer than the clock's life is clamped, never wrapped into the future
+  records.on_delivery({"hostA", now, channel::Activity{0, ~0ull}});
+  CHECK(*records.last_output() == now + std::chrono::milliseconds(500));
 }
 
-TEST_CASE("every instance's end is read back with its host, first to end first", "[status]") {
-  const JobDirectory directory;
-  const auto& path = directory.path();
-  record_instance_status(instance_status_file(path, 1), 139, "hostB");
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  record_instance_status(instance_status_file(path, 0), 0, "hostA");
-  const auto ends = popdist::cli::recorded_ends(path);
-  REQUIRE(ends.size() == 2);
-  CHECK(ends[0].index == 1);
-  CHECK(ends[0].status == 139);
-  CHECK(ends[0].host == "hostB");
-  CHECK(ends[1].index == 0);
-  CHECK(ends[1].host == "hostA");
-  CHECK(ends[0].ended_ns <= ends[1].ended_ns);
-}
-
-TEST_CASE("recording where no directory exists does nothing (an instance on another host)", "[status]") {
-  record_instance_status("/nonexistent-popdist-dir/instance0", 3);
-  CHECK_FALSE(std::filesystem::exists("/nonexistent-popdist-dir"));
-  CHECK_FALSE(first_recorded_failure("/nonexistent-popdist-dir").has_value());
+TEST_CASE("records: a stack round waits for every started instance that has not ended", "[status]") {
+  JobRecords records(3);
+  const auto now = std::chrono::steady_clock::now();
+  records.on_delivery({"A", now, channel::Started{0, 10}});
+  records.on_delivery({"A", now, channel::Started{1, 11}});
+  records.on_delivery({"A", now, channel::Ended{1, 0, 0, "", channel::ErrorSource::kStderr}});
+  records.forget_stack_dumps();
+  std::thread answer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    records.on_delivery({"A", std::chrono::steady_clock::now(), channel::StackDump{0, "Stack (most recent call first):\n", 10, 7}});
+  });
+  const auto start = std::chrono::steady_clock::now();
+  records.wait_for_stack_dumps(start + std::chrono::seconds(10));
+  answer.join();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  REQUIRE(records.snapshot()[0].stack_dump.has_value());
+  CHECK(records.snapshot()[0].stack_dump->main_thread == 7u);
+  records.forget_stack_dumps();
+  CHECK_FALSE(records.snapshot()[0].stack_dump.has_value());
 }

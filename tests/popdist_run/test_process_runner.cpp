@@ -2,6 +2,8 @@
 // child processes through /bin/sh, no MPI).
 #include <catch2/catch.hpp>
 
+#include <optional>
+
 #include <chrono>
 
 #include "job/instance_status.hpp"
@@ -12,8 +14,11 @@ using popdist::cli::HangWatch;
 using popdist::cli::run_and_wait;
 
 namespace {
-HangWatch watch_for(std::chrono::milliseconds limit, std::string status_directory = "") {
-  return HangWatch{limit, std::move(status_directory)};
+HangWatch watch_for(std::chrono::milliseconds limit, std::optional<int> first_failure = std::nullopt) {
+  HangWatch watch;
+  watch.unreaped_limit = limit;
+  watch.first_failure = [first_failure] { return first_failure; };
+  return watch;
 }
 }  // namespace
 
@@ -55,16 +60,12 @@ TEST_CASE("run_and_wait leaves alone a program that reaps its children", "[proce
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(exit 3) & wait; sleep 1.5; exit 7"}, limit) == 7);
 }
 
-// The case that the status files are for: the first instance to fail (status 3) was reaped by the
-// hanging program, and only the instances it killed afterwards (SIGTERM) are left unreaped.
-TEST_CASE("run_and_wait reports the first recorded failure of a hanging program, not its zombies'", "[process]") {
-  const popdist::cli::JobDirectory directory;
-  REQUIRE_FALSE(directory.path().empty());
-  popdist::cli::record_instance_status(popdist::cli::instance_status_file(directory.path(), 1), 3);
-  const auto watch = watch_for(std::chrono::milliseconds(600), directory.path());
+// The case that the agents' reports are for: the first instance to fail (status 3) was reaped by
+// the hanging program, and only the instances it killed afterwards (SIGTERM) are left unreaped.
+TEST_CASE("run_and_wait reports the first failure the agents told of, not its zombies'", "[process]") {
+  const auto watch = watch_for(std::chrono::milliseconds(600), 3);
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"}, watch) == 3);
-  // nothing recorded as failed: the zombies' lowest status, as without a directory
-  const popdist::cli::JobDirectory empty;
+  // no agent told of a failure: the zombies' lowest status
   CHECK(run_and_wait("/bin/sh", {"sh", "-c", "(sh -c 'kill -TERM $$') & exec sleep 60"},
-                     watch_for(std::chrono::milliseconds(600), empty.path())) == 128 + 15);
+                     watch_for(std::chrono::milliseconds(600))) == 128 + 15);
 }

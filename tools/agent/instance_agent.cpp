@@ -14,9 +14,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <sstream>
 
+#include "agent/agent_channel.hpp"
 #include "agent/signal_relay.hpp"
 #include "agent/whole_lines.hpp"
 #include "job/instance_plan.hpp"
@@ -84,31 +86,7 @@ int open_log(const AgentOptions& options, int rank, const char* name) {
   ::_exit(error == ENOENT ? 127 : 126);
 }
 
-/// Touches the instance's .alive file, at most once a second: the stall watch reads its time.
-class AliveMark {
- public:
-  AliveMark(const std::string& job_dir, int rank)
-      : path_(job_dir.empty() ? "" : instance_file(job_dir, rank, ".alive")) {
-    touch();
-  }
-  void wrote() {
-    if (std::chrono::steady_clock::now() - last_ >= std::chrono::seconds(1)) touch();
-  }
-
- private:
-  void touch() {
-    last_ = std::chrono::steady_clock::now();
-    if (path_.empty()) return;
-    const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return;
-    ::futimens(fd, nullptr);
-    ::close(fd);
-  }
-  std::string path_;
-  std::chrono::steady_clock::time_point last_{};
-};
-
-void pass_output(OutputStream (&streams)[2], AliveMark& alive) {
+void pass_output(OutputStream (&streams)[2], AgentChannel& channel) {
   while (streams[0].from >= 0 || streams[1].from >= 0) {
     pollfd fds[2];
     for (int i = 0; i < 2; ++i) fds[i] = {streams[i].from, POLLIN, 0};  // a negative fd is ignored
@@ -119,23 +97,24 @@ void pass_output(OutputStream (&streams)[2], AliveMark& alive) {
     for (int i = 0; i < 2; ++i) {
       if (streams[i].from >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) streams[i].read_some();
     }
-    if (streams[0].wrote || streams[1].wrote) alive.wrote();
+    if (streams[0].wrote || streams[1].wrote) channel.wrote();
     streams[0].wrote = streams[1].wrote = false;
   }
 }
 
-void record_end(const AgentOptions& options, int rank, int status, const OutputStream& errors) {
-  if (options.job_dir.empty()) return;
+/// The job directory on this host, for what stays local: the start-up hook's marker and stack
+/// dumps, torch's error file. popdist run made it on its own machine; on another host (a node-local
+/// /tmp) it is made here, as private as there.
+void make_job_directory(const std::string& job_dir) {
+  if (job_dir.empty()) return;
+  std::error_code error;
+  if (std::filesystem::create_directories(job_dir, error)) ::chmod(job_dir.c_str(), 0700);
+}
+
+std::string stderr_tail(const OutputStream& errors) {
   std::string tail;
   for (const auto& line : errors.last_lines) tail += line + "\n";
-  const auto tail_file = instance_file(options.job_dir, rank, ".stderr");
-  if (const int fd = ::open(tail_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); fd >= 0) {
-    write_all(fd, tail.data(), tail.size());
-    ::close(fd);
-  }
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  record_instance_status(instance_status_file(options.job_dir, rank), status, host);  // last: the report reads it first
+  return tail;
 }
 
 /// Ends as the program ended. A signal is raised again without a core of our own: the program's
@@ -153,6 +132,55 @@ int end_like(int status) {
   ::sigprocmask(SIG_UNBLOCK, &unblock, nullptr);
   ::raise(signal_number);
   return 128 + signal_number;
+}
+
+/// The program, its output and its end; returns its wait status.
+int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChannel> channel) {
+  const bool shown = !(options.output_from && *options.output_from != rank) && (options.log_dir.empty() || options.tee);
+
+  int out_pipe[2];
+  int err_pipe[2];
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    std::perror("popdist run: pipe");
+    return W_EXITCODE(1, 0);
+  }
+  const char* direct_only = std::getenv("OMPI_MCA_odls_base_signal_direct_children_only");
+  relay_signals_to_program(direct_only != nullptr ? std::optional<std::string>(direct_only) : std::nullopt);
+  ::signal(SIGPIPE, SIG_IGN);  // a reader that went away must not kill us before the program ends
+
+  const pid_t self = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    say(std::string("fork failed: ") + std::strerror(errno) + " (the process limit, ulimit -u, counts this agent too)");
+    return W_EXITCODE(1, 0);
+  }
+  if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
+  set_signal_target(pid);
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+
+  OutputStream streams[2];
+  streams[0].from = out_pipe[0];
+  streams[0].to = shown ? STDOUT_FILENO : -1;
+  streams[0].log = open_log(options, rank, "stdout.log");
+  streams[1].from = err_pipe[0];
+  streams[1].to = shown ? STDERR_FILENO : -1;
+  streams[1].log = open_log(options, rank, "stderr.log");
+  streams[1].keep_lines = kKeptErrorLines;
+  channel->started(pid);
+  pass_output(streams, *channel);
+
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  const auto ended_at = std::chrono::steady_clock::now();
+  set_signal_target(0);  // reaped: its pid may be someone else's now
+  for (const auto& stream : streams) {
+    if (stream.log >= 0) ::close(stream.log);
+  }
+  channel->ended(shell_status(status), ended_at, stderr_tail(streams[1]));
+  channel.reset();  // closes: a relay lingers here for its host's other agents
+  return status;
 }
 
 }  // namespace
@@ -183,48 +211,10 @@ int run_instance(const AgentOptions& options) {
   // Die with mpirun (or its daemon): killed by SIGKILL, it can forward nothing (issue: instances
   // that never write would otherwise run on).
   if (!end_with_parent(SIGKILL, ::getppid())) return 137;
+  make_job_directory(options.job_dir);
   set_instance_environment(options, plan, rank);
-  const bool shown = !(options.output_from && *options.output_from != rank) && (options.log_dir.empty() || options.tee);
-
-  int out_pipe[2];
-  int err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    std::perror("popdist run: pipe");
-    return 1;
-  }
-  const char* direct_only = std::getenv("OMPI_MCA_odls_base_signal_direct_children_only");
-  relay_signals_to_program(direct_only != nullptr ? std::optional<std::string>(direct_only) : std::nullopt);
-  ::signal(SIGPIPE, SIG_IGN);  // a reader that went away must not kill us before the program ends
-
-  const pid_t self = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    say(std::string("fork failed: ") + std::strerror(errno) + " (the process limit, ulimit -u, counts this agent too)");
-    return 1;
-  }
-  if (pid == 0) exec_program(with_colons(options.program, options.colons), out_pipe[1], err_pipe[1], self);
-  set_signal_target(pid);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-
-  OutputStream streams[2];
-  streams[0].from = out_pipe[0];
-  streams[0].to = shown ? STDOUT_FILENO : -1;
-  streams[0].log = open_log(options, rank, "stdout.log");
-  streams[1].from = err_pipe[0];
-  streams[1].to = shown ? STDERR_FILENO : -1;
-  streams[1].log = open_log(options, rank, "stderr.log");
-  streams[1].keep_lines = kKeptErrorLines;
-  AliveMark alive(options.job_dir, rank);
-  pass_output(streams, alive);
-
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  for (const auto& stream : streams) {
-    if (stream.log >= 0) ::close(stream.log);
-  }
-  record_end(options, rank, shell_status(status), streams[1]);
+  // Before the fork: the program must not inherit the channel's secret.
+  const int status = run_program(options, rank, std::make_unique<AgentChannel>(rank, options.job_dir));
   return end_like(status);
 }
 

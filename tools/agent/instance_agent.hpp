@@ -5,8 +5,9 @@
 // the agent derives the instance's own variables (POPDIST_*, RANK, LOCAL_RANK, ...) from the rank
 // that mpirun gives it (job/instance_plan.hpp). It then runs the program with its output passed on
 // in whole lines (agent/whole_lines.hpp), to log files with --log-dir, keeps the last lines of its
-// stderr, passes on the signals that reach it alone (agent/signal_relay.hpp), and records in the job directory how the
-// program ended (job/instance_status.hpp). It ends as the program ended: its status, or the same signal.
+// stderr, passes on the signals that reach it alone (agent/signal_relay.hpp), and tells popdist run
+// over the job's channel when the program started, wrote and ended (agent/agent_channel.hpp). It
+// ends as the program ended: its status, or the same signal.
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "client.hpp"
+#include "channel/client.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "relay.hpp"
-#include "sockets.hpp"
+#include "channel/relay.hpp"
+#include "channel/sockets.hpp"
 
 namespace popdist::cli::channel {
 namespace {
@@ -74,7 +74,7 @@ class Client::Impl {
     thread_ = std::thread([this] { run(); });
   }
 
-  ~Impl() { close(); }
+  ~Impl() { close(options_.relay_linger); }
 
   void on_request(std::function<void(const Request&)> callback) {
     std::lock_guard lock(callback_mutex_);
@@ -96,12 +96,12 @@ class Client::Impl {
     return relay_ != nullptr;
   }
 
-  void close() noexcept {
+  void close(std::chrono::milliseconds linger) noexcept {
     if (closed_.exchange(true)) return;
     wake_.signal();
     if (thread_.joinable()) thread_.join();
     std::lock_guard lock(link_mutex_);
-    if (relay_) relay_->finish(options_.relay_linger);
+    if (relay_) relay_->finish(linger);
     relay_.reset();
     link_.reset();
   }
@@ -237,19 +237,22 @@ void Client::Impl::read_link(std::uint64_t generation) {
 }
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
-Client::~Client() { impl_->close(); }
+Client::~Client() { impl_->close(impl_->options().relay_linger); }
 void Client::on_request(std::function<void(const Request&)> callback) { impl_->on_request(std::move(callback)); }
 bool Client::send_started(std::int64_t pid) { return impl_->send(Started{impl_->options().instance, pid}); }
-bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text) {
-  return impl_->send(Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail)});
+bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text,
+                        ErrorSource source) {
+  return impl_->send(
+      Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail), source});
 }
 bool Client::send_activity(std::chrono::steady_clock::time_point last_output) {
   return impl_->send(Activity{impl_->options().instance, age_ns(last_output)});
 }
-bool Client::send_stack_dump(std::string_view text) {
-  return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead)});
+bool Client::send_stack_dump(std::string_view text, std::int64_t pid, std::uint64_t main_thread) {
+  return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead), pid, main_thread});
 }
 bool Client::is_relay() const { return impl_->is_relay(); }
-void Client::close() noexcept { impl_->close(); }
+void Client::close() noexcept { impl_->close(impl_->options().relay_linger); }
+void Client::close(std::chrono::milliseconds linger) noexcept { impl_->close(linger); }
 
 }  // namespace popdist::cli::channel

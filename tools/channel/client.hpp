@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
-#include "frame.hpp"
-#include "secret.hpp"
+#include "channel/frame.hpp"
+#include "channel/secret.hpp"
 
 namespace popdist::cli::channel {
 
@@ -56,14 +56,19 @@ class Client {
   // Each returns false when the channel is lost and no new relay could be reached.
   bool send_started(std::int64_t pid);
   /// `status` as a shell reports it; `ended_at` on this machine's steady clock (sent as an age).
-  bool send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text);
+  bool send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text,
+                  ErrorSource source = ErrorSource::kStderr);
   bool send_activity(std::chrono::steady_clock::time_point last_output);
-  /// A faulthandler dump; cut to fit a frame, keeping its head (the innermost frames first).
-  bool send_stack_dump(std::string_view text);
+  /// A faulthandler dump of process `pid` (0: no Python hook); cut to fit a frame, keeping its
+  /// head (the innermost frames first).
+  bool send_stack_dump(std::string_view text, std::int64_t pid = 0, std::uint64_t main_thread = 0);
 
   [[nodiscard]] bool is_relay() const;
   /// Stops the beat; a relay then lingers for its host's other agents (relay_linger).
   void close() noexcept;
+  /// The same with a linger of its own: 0 when this process must end now (its program failed and
+  /// mpirun learns it only from our exit); the host's other agents then elect another relay.
+  void close(std::chrono::milliseconds linger) noexcept;
 
   class Impl;
 

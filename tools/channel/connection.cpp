@@ -1,4 +1,4 @@
-#include "connection.hpp"
+#include "channel/connection.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "frame.hpp"
-#include "secret.hpp"
-#include "sockets.hpp"
+#include "channel/frame.hpp"
+#include "channel/secret.hpp"
+#include "channel/sockets.hpp"
 
 namespace popdist::cli::channel {
 

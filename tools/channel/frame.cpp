@@ -1,6 +1,6 @@
-#include "frame.hpp"
+#include "channel/frame.hpp"
 
-#include "payload.hpp"
+#include "channel/payload.hpp"
 
 namespace popdist::cli::channel {
 namespace {
@@ -15,11 +15,14 @@ void write_payload(PayloadWriter& out, const Hello& m) {
 void write_payload(PayloadWriter& out, const Started& m) { out.i32(m.instance), out.i64(m.pid); }
 void write_payload(PayloadWriter& out, const Ended& m) {
   out.i32(m.instance), out.i32(m.status), out.u64(m.age_ns), out.string(m.error_text);
+  out.u8(static_cast<std::uint8_t>(m.error_source));
 }
 void write_payload(PayloadWriter& out, const Activity& m) { out.i32(m.instance), out.u64(m.age_ns); }
 void write_payload(PayloadWriter& out, const Beat& m) { out.i32(m.instance), out.u64(m.sequence); }
-void write_payload(PayloadWriter& out, const StackDump& m) { out.i32(m.instance), out.string(m.text); }
-void write_payload(PayloadWriter& out, const Request& m) { out.i32(m.instance); }
+void write_payload(PayloadWriter& out, const StackDump& m) {
+  out.i32(m.instance), out.string(m.text), out.i64(m.pid), out.u64(m.main_thread);
+}
+void write_payload(PayloadWriter& out, const Request& m) { out.i32(m.instance), out.u32(m.wait_ms); }
 void write_payload(PayloadWriter&, const Welcome&) {}
 
 Hello read_hello(PayloadReader& in) {
@@ -48,7 +51,11 @@ Message read_payload(MessageType type, PayloadReader& in) {
       Ended m;
       m.instance = in.i32("instance"), m.status = in.i32("status"), m.age_ns = in.u64("age_ns");
       m.error_text = in.string("error_text");
-      return in.finish("error_text"), m;
+      const std::uint8_t source = in.u8("error_source");
+      if (source > static_cast<std::uint8_t>(ErrorSource::kTorchErrorFile))
+        in.fail("error_source", "is " + std::to_string(source) + ", expected 0 (stderr) or 1 (torch error file)");
+      m.error_source = static_cast<ErrorSource>(source);
+      return in.finish("error_source"), m;
     }
     case MessageType::kActivity: {
       Activity m{in.i32("instance"), in.u64("age_ns")};
@@ -59,12 +66,15 @@ Message read_payload(MessageType type, PayloadReader& in) {
       return in.finish("sequence"), m;
     }
     case MessageType::kStackDump: {
-      StackDump m{in.i32("instance"), in.string("text")};
-      return in.finish("text"), m;
+      StackDump m;
+      m.instance = in.i32("instance"), m.text = in.string("text"), m.pid = in.i64("pid");
+      m.main_thread = in.u64("main_thread");
+      return in.finish("main_thread"), m;
     }
     case MessageType::kRequest: {
-      Request m{in.i32("instance")};
-      return in.finish("instance"), m;
+      Request m;
+      m.instance = in.i32("instance"), m.wait_ms = in.u32("wait_ms");
+      return in.finish("wait_ms"), m;
     }
     case MessageType::kWelcome: return in.finish("type"), Welcome{};
   }

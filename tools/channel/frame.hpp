@@ -44,6 +44,9 @@ struct Started {
   std::int32_t instance = 0;
   std::int64_t pid = 0;
 };
+/// Where an Ended's error text comes from.
+enum class ErrorSource : std::uint8_t { kStderr = 0, kTorchErrorFile = 1 };
+
 /// How an instance ended. The age is measured on the sender's monotonic clock (end to send), so
 /// the receiver places the end on its own clock (arrival - age) and no two hosts' clocks meet.
 struct Ended {
@@ -51,6 +54,7 @@ struct Ended {
   std::int32_t status = 0;      ///< as a shell reports it: the exit code, or 128 + the signal
   std::uint64_t age_ns = 0;     ///< from the end to the send
   std::string error_text;       ///< torch's error file, or the stderr tail
+  ErrorSource error_source = ErrorSource::kStderr;
 };
 /// Output seen from an instance, for the stall watch: how long ago, on the sender's clock.
 struct Activity {
@@ -62,13 +66,18 @@ struct Beat {
   std::int32_t instance = 0;
   std::uint64_t sequence = 0;
 };
+/// A faulthandler dump of all threads (empty when there is none), with the process that wrote it
+/// and its main thread's ident (from the start-up hook's marker; pid 0: the instance has no hook).
 struct StackDump {
   std::int32_t instance = 0;
   std::string text;
+  std::int64_t pid = 0;
+  std::uint64_t main_thread = 0;
 };
 /// Down from `popdist run`: dump the stacks of one instance, or of kAllInstances.
 struct Request {
   std::int32_t instance = kAllInstances;
+  std::uint32_t wait_ms = 5000;  ///< how long the agent waits for its program's dump
 };
 
 /// The answer to a Hello that was accepted: the receiver now counts the sender as one of its

@@ -1,6 +1,6 @@
-#include "payload.hpp"
+#include "channel/payload.hpp"
 
-#include "frame.hpp"
+#include "channel/frame.hpp"
 
 namespace popdist::cli::channel {
 

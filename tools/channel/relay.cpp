@@ -1,4 +1,4 @@
-#include "relay.hpp"
+#include "channel/relay.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -11,8 +11,8 @@
 #include <mutex>
 #include <thread>
 
-#include "connection.hpp"
-#include "secret.hpp"
+#include "channel/connection.hpp"
+#include "channel/secret.hpp"
 
 namespace popdist::cli::channel {
 namespace {

@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "frame.hpp"
-#include "sockets.hpp"
+#include "channel/frame.hpp"
+#include "channel/sockets.hpp"
 
 namespace popdist::cli::channel {
 

@@ -1,4 +1,4 @@
-#include "secret.hpp"
+#include "channel/secret.hpp"
 
 #include <sys/random.h>
 

@@ -1,4 +1,4 @@
-#include "server.hpp"
+#include "channel/server.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "connection.hpp"
-#include "secret.hpp"
+#include "channel/connection.hpp"
+#include "channel/secret.hpp"
 
 namespace popdist::cli::channel {
 namespace {
@@ -39,8 +39,8 @@ class Server::Loop {
 
   int port() const { return local_port(listener_.get()); }
 
-  void request(std::int32_t instance) {
-    { std::lock_guard lock(mutex_); requests_.push_back(instance); }
+  void request(const Request& request) {
+    { std::lock_guard lock(mutex_); requests_.push_back(request); }
     wake_.signal();
   }
 
@@ -230,7 +230,7 @@ class Server::Loop {
   std::thread thread_;
   mutable std::mutex mutex_;  // requests_ and stats_, which other threads read
   bool welcome_refused_ = false;
-  std::vector<std::int32_t> requests_;
+  std::vector<Request> requests_;
   ServerStats stats_;
   std::map<std::uint64_t, std::unique_ptr<Connection>> connections_;
   std::map<std::int32_t, std::uint64_t> route_;  // instance -> the connection that speaks for it
@@ -240,10 +240,11 @@ class Server::Loop {
 };
 
 void Server::Loop::route_requests() {
-  std::vector<std::int32_t> requests;
+  std::vector<Request> requests;
   { std::lock_guard lock(mutex_); requests.swap(requests_); }
-  for (const std::int32_t instance : requests) {
-    const std::string frame = encode(Request{instance});
+  for (const Request& request : requests) {
+    const std::int32_t instance = request.instance;
+    const std::string frame = encode(request);
     if (instance == kAllInstances) {
       for (auto& [id, connection] : connections_)
         if (connection->authenticated) connection->queue(frame);
@@ -262,7 +263,9 @@ Server::Server(ServerOptions options, ServerCallbacks callbacks)
     : loop_(std::make_unique<Loop>(std::move(options), std::move(callbacks))) {}
 Server::~Server() { stop(); }
 int Server::port() const { return loop_->port(); }
-void Server::request_stacks(std::int32_t instance) { loop_->request(instance); }
+void Server::request_stacks(std::int32_t instance, std::chrono::milliseconds wait) {
+  loop_->request(Request{instance, static_cast<std::uint32_t>(wait.count())});
+}
 ServerStats Server::stats() const { return loop_->stats(); }
 void Server::stop() noexcept { loop_->stop(); }
 

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "frame.hpp"
+#include "channel/frame.hpp"
 
 namespace popdist::cli::channel {
 
@@ -60,8 +60,9 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   [[nodiscard]] int port() const;
-  /// Asks `instance` (or kAllInstances) to dump its stacks, through its host's connection.
-  void request_stacks(std::int32_t instance);
+  /// Asks `instance` (or kAllInstances) to dump its stacks, through its host's connection; each
+  /// agent waits at most `wait` for its program's dump.
+  void request_stacks(std::int32_t instance, std::chrono::milliseconds wait = std::chrono::seconds(5));
   [[nodiscard]] ServerStats stats() const;
   /// Ends the thread and closes every connection; idempotent, and what the destructor does.
   void stop() noexcept;

@@ -1,4 +1,4 @@
-#include "sockets.hpp"
+#include "channel/sockets.hpp"
 
 #include <fcntl.h>
 #include <netdb.h>

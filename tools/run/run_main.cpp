@@ -15,6 +15,9 @@
 #include <optional>
 #include <thread>
 
+#include "channel/client.hpp"
+#include "channel/secret.hpp"
+#include "channel/server.hpp"
 #include "job/instance_plan.hpp"
 #include "job/instance_status.hpp"
 #include "job/launch_plan.hpp"
@@ -27,14 +30,17 @@
 #include "run/mpirun/shell_words.hpp"
 #include "run/options/notices.hpp"
 #include "run/options/validation.hpp"
+#include "run/plan/channel_address.hpp"
 #include "run/plan/host_source.hpp"
 #include "run/plan/job_variables.hpp"
 #include "run/plan/master_endpoint.hpp"
 #include "run/plan/topology_table.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
+#include "run/supervise/job_records.hpp"
 #include "run/supervise/process_runner.hpp"
-#include "stacks/stack_report.hpp"
+#include "run/supervise/stack_gathering.hpp"
+#include "stacks/stack_query.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -113,6 +119,7 @@ struct PreparedJob {
   std::optional<HostSelection> selection;
   std::optional<std::string> hooked_python_path;
   bool fixed_port = false;         ///< --master-port or MASTER_PORT: every attempt uses it
+  ChannelAddress channel_address;  ///< where every host's agents reach popdist run
 };
 
 /// The variables an attempt exports to every instance besides the plan's. Lightning and
@@ -194,6 +201,8 @@ PreparedJob prepare_job(const RunOptions& parsed, const EnvLookup& env) {
       job.context.master_addr = master.address;
       job.context.master_port = master.port;
       job.decisions.push_back(master.decision);
+      job.channel_address = choose_channel_address(job.plan, real_network());
+      job.decisions.push_back(job.channel_address.decision);
     }
     const auto command = build_mpirun_command(planned ? job.plan : plan_launch(1, 1, 1, {}), options,
                                               attempt_context(job, 0, job_directory_template()));
@@ -283,34 +292,81 @@ void write_launcher_file(const std::string& job_dir, int num_instances) {
   std::ofstream(job_dir + "/popdist-run.pid") << ::getpid() << " " << num_instances << "\n";
 }
 
-long long now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+long long steady_ns(std::chrono::steady_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
 }
 
-/// One attempt: a new job directory, the command, mpirun, the report. Returns the job's status.
+/// The attempt's channel (tools/channel): a new secret, a server, and the two variables that tell
+/// the agents where it is -- the secret exported by name only (its value stays off every command
+/// line). nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
+std::unique_ptr<channel::Server> open_channel(const PreparedJob& job, JobRecords& records, MpirunContext& context) {
+  try {
+    const auto secret = channel::make_secret();
+    channel::ServerOptions options;
+    options.address = job.channel_address.loopback ? "127.0.0.1" : "";
+    options.secret = secret;
+    options.max_unauthenticated = std::max<std::size_t>(options.max_unauthenticated, job.plan.hosts.size());
+    channel::ServerCallbacks callbacks;
+    callbacks.on_message = [&records](channel::Delivery delivery) { records.on_delivery(delivery); };
+    callbacks.on_error = [](const std::string& line) { say(line); };
+    auto server = std::make_unique<channel::Server>(std::move(options), std::move(callbacks));
+    ::setenv(channel::kSecretVariable, secret.c_str(), 1);
+    context.forwarded.emplace_back(channel::kSecretVariable);
+    context.exports.emplace_back(channel::kAddressVariable,
+                                 fmt::format("{}:{}", job.channel_address.address, server->port()));
+    return server;
+  } catch (const std::exception& e) {
+    say(fmt::format("cannot open the job's channel ({}): the job runs, but no failure report, stack report or "
+                    "stall watch from its instances", e.what()));
+    return nullptr;
+  }
+}
+
+/// After mpirun ended: the agents' last messages may still be on their way (a relay, the server's
+/// thread); waits a moment for every instance that said it started to say how it ended.
+void settle(const JobRecords& records) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const auto all = records.snapshot();
+    const bool ended = std::all_of(all.begin(), all.end(), [](const InstanceRecord& r) { return !r.started || r.status; });
+    if (ended || std::chrono::steady_clock::now() >= deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+/// One attempt: a new job directory and channel, the command, mpirun, the report. Returns the job's status.
 int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
   const JobDirectory job_dir;
-  const MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  JobRecords records(job.plan.num_instances);
+  const auto channel = open_channel(job, records, context);
   write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_mpirun_command(job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
+  const auto job_name = fmt::format("the job in {}", job_dir.path());
+  const auto gather = [&](std::chrono::milliseconds wait) {
+    return channel ? gather_stack_report(*channel, records, wait, job_name)
+                   : fmt::format("popdist run: {} has no channel to its instances: no stacks\n", job_name);
+  };
+  const StackQueryService queries(job_dir.path(), gather);
   HangWatch watch;
   watch.unreaped_limit = std::chrono::seconds(5);
-  watch.status_directory = job_dir.path();
+  watch.first_failure = [&records] { return first_failure_status(records.snapshot()); };
+  watch.last_output = [&records] { return records.last_output(); };
   if (job.options.stall_timeout) {
     watch.stall_limit = std::chrono::milliseconds(static_cast<long long>(*job.options.stall_timeout * 1000));
     watch.keep_running_on_stall = job.options.stall_keep_running;
     watch.on_stall = [&] {
       say(fmt::format("no output from any instance for {} s (--stall-timeout): where each instance is",
                       *job.options.stall_timeout));
-      fmt::print(stderr, "{}", collect_stack_report(job_dir.path(), job.plan.num_instances));
+      fmt::print(stderr, "{}", gather(std::chrono::seconds(5)));
       std::fflush(stderr);
     };
   }
-  const long long start = now_ns();
+  const long long start = steady_ns(std::chrono::steady_clock::now());
   const int status = run_and_wait(mpirun_path, command.argv, watch);
-  const auto failures = status != 0 ? recorded_failures(job_dir.path()) : std::vector<Failure>{};
+  if (status != 0) settle(records);
+  const auto failures = status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
   if (status != 0 && status != kStallStatus && stop_signal_received() == 0) {
     const auto report = failure_report(failures, start, attempt, job.options.max_restarts + 1, status);
     fmt::print(stderr, "{}{}", report, process_limit_hint());

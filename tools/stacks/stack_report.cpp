@@ -109,20 +109,6 @@ std::string instance_file(const std::string& job_dir, int index, const char* suf
   return fmt::format("{}/instance{}.{}", job_dir, index, suffix);
 }
 
-/// The highest index of an `instance<N>.python` marker in `job_dir`; -1 when there is none.
-int highest_marker(const std::string& job_dir) {
-  int highest = -1;
-  std::error_code error;
-  for (const auto& entry : fs::directory_iterator(job_dir, error)) {
-    const auto name = entry.path().filename().string();
-    if (!starts_with(name, "instance") || entry.path().extension() != ".python") continue;
-    const auto digits = name.substr(8, name.size() - 8 - 7);
-    if (digits.size() > 9 || !all_digits(digits)) continue;
-    highest = std::max(highest, std::atoi(digits.c_str()));
-  }
-  return highest;
-}
-
 /// Waits until every file in `paths` holds a dump that has stopped growing (faulthandler writes
 /// it from its signal handler, ending with a newline), or until `wait` has passed.
 void wait_for_dumps(const std::vector<std::string>& paths, std::chrono::milliseconds wait) {
@@ -151,13 +137,12 @@ std::string whereabouts(const InstanceStacks& instance, std::chrono::millisecond
   const auto host = marker.host.empty() ? std::string() : " on " + marker.host;
   switch (instance.state) {
     case InstanceStacks::State::no_hook:
-      return "no Python stack hook: not a Python program, or on another host";
-    case InstanceStacks::State::not_here:
-      return fmt::format("pid {}{} is no process of this job on this machine: it ended, or runs on another host",
-                         marker.pid, host);
+      return fmt::format("no Python stack hook: not a Python program, or its hook has not run yet{}", host);
+    case InstanceStacks::State::ended:
+      return fmt::format("ended before it was asked{}", host);
     case InstanceStacks::State::no_answer:
-      return fmt::format("no answer within {:.1f} s (pid {}{}): still starting, or the program took SIGURG for itself",
-                         wait.count() / 1000.0, marker.pid, host);
+      return fmt::format("no answer within {:.1f} s{}{}: still starting, or the program took SIGURG for itself",
+                         wait.count() / 1000.0, marker.pid > 0 ? fmt::format(" (pid {})", marker.pid) : "", host);
     case InstanceStacks::State::answered:
       break;
   }
@@ -239,33 +224,16 @@ std::string format_stack_report(const std::string& job, const std::vector<Instan
   return report;
 }
 
-std::string collect_stack_report(const std::string& job_dir, int num_instances, std::chrono::milliseconds wait) {
-  const int count = num_instances > 0 ? num_instances : highest_marker(job_dir) + 1;
-  std::vector<InstanceStacks> instances(static_cast<std::size_t>(std::max(count, 0)));
-  std::vector<std::string> asked;
-  for (int index = 0; index < count; ++index) {
-    auto& instance = instances[static_cast<std::size_t>(index)];
-    instance.index = index;
-    const auto marker = parse_python_marker(read_text(instance_file(job_dir, index, "python")));
-    if (!marker) continue;  // no_hook
-    instance.marker = *marker;
-    instance.state = InstanceStacks::State::not_here;
-    if (!runs_in_job(marker->pid, job_dir)) continue;
-    // Its file is opened for appending: emptied here, the dump starts at its beginning.
-    const auto stacks = instance_file(job_dir, index, "stacks");
-    if (::truncate(stacks.c_str(), 0) != 0 || ::kill(static_cast<pid_t>(marker->pid), SIGURG) != 0) continue;
-    instance.state = InstanceStacks::State::no_answer;
-    asked.push_back(stacks);
-  }
-  wait_for_dumps(asked, wait);
-  for (auto& instance : instances) {
-    if (instance.state != InstanceStacks::State::no_answer) continue;
-    instance.threads = parse_faulthandler_dump(read_text(instance_file(job_dir, instance.index, "stacks")));
-    if (!instance.threads.empty()) instance.state = InstanceStacks::State::answered;
-  }
-  const auto job = count > 0 ? fmt::format("the job in {}", job_dir)
-                             : fmt::format("the job in {} (no instance has a Python stack hook there)", job_dir);
-  return format_stack_report(job, instances, wait);
+OwnDump dump_own_stacks(const std::string& job_dir, int index, std::chrono::milliseconds wait) {
+  OwnDump dump;
+  dump.marker = parse_python_marker(read_text(instance_file(job_dir, index, "python")));
+  if (!dump.marker || !runs_in_job(dump.marker->pid, job_dir)) return dump;
+  // Its file is opened for appending: emptied here, the dump starts at its beginning.
+  const auto stacks = instance_file(job_dir, index, "stacks");
+  if (::truncate(stacks.c_str(), 0) != 0 || ::kill(static_cast<pid_t>(dump.marker->pid), SIGURG) != 0) return dump;
+  wait_for_dumps({stacks}, wait);
+  dump.text = read_text(stacks);
+  return dump;
 }
 
 int recorded_instance_count(const std::string& job_dir) {

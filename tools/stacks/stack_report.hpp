@@ -3,15 +3,14 @@
 // stacks (all threads), gathered into one report that names, per instance, the innermost frame of
 // its main thread.
 //
-// How: `popdist run` exports POPDIST_RUN_JOB_DIR (one directory per job attempt) and writes
-// `<dir>/popdist-run.pid`; the Python start-up hook (python_startup/sitecustomize.py) of each
-// instance registers Python's faulthandler on SIGURG, dumping into `<dir>/instance<RANK>.stacks`,
-// and records `<dir>/instance<RANK>.python` ("pid=P thread=T host=H": its pid, its main thread's
+// How: the Python start-up hook (python_startup/sitecustomize.py) of each instance registers
+// Python's faulthandler on SIGURG, dumping into `<job dir>/instance<RANK>.stacks` on its own host,
+// and records `<job dir>/instance<RANK>.python` ("pid=P thread=T host=H": its pid, its main thread's
 // ident, its host). SIGURG because its default action is to ignore it: a program without the hook,
-// or one that has not run it yet, is not disturbed. The collector empties each stacks file, sends
-// SIGURG, waits until the dumps are complete, and parses faulthandler's text.
-// Only instances on this machine (fake hosts included) can be reached: an instance on another host
-// has no marker here, or one whose pid is no process of this job here; the report names both.
+// or one that has not run it yet, is not disturbed. On a Request over the job's channel, each
+// instance's agent empties its stacks file, sends SIGURG, waits until the dump is complete
+// (dump_own_stacks) and sends it to `popdist run`, which formats every host's dumps into one
+// report (format_stack_report). `popdist stacks` asks popdist run for it (stack_query.hpp).
 
 #include <chrono>
 #include <optional>
@@ -54,9 +53,9 @@ struct PythonMarker {
 /// What the collector learned about one instance.
 struct InstanceStacks {
   enum class State {
-    no_hook,     ///< no .python marker: not a Python program, or on another host
-    not_here,    ///< a marker, but its pid is no process of this job on this machine (ended, or another host)
-    no_answer,   ///< signalled, but nothing was dumped in time
+    no_hook,     ///< no .python marker: not a Python program (or its hook has not run yet)
+    ended,       ///< the instance ended before it was asked
+    no_answer,   ///< asked, but no dump came in time
     answered,    ///< `threads` holds its dump
   };
   int index = 0;
@@ -72,12 +71,17 @@ struct InstanceStacks {
 [[nodiscard]] std::string format_stack_report(const std::string& job, const std::vector<InstanceStacks>& instances,
                                               std::chrono::milliseconds wait);
 
-/// Gathers the stacks of the job whose directory is `job_dir` and returns the report: instances
-/// 0..num_instances-1 (num_instances <= 0: unknown, then up to the highest instance with a marker).
-/// Waits at most `wait` for the dumps. Sends SIGURG only to processes of this job on this machine
-/// (their environment names `job_dir`).
-[[nodiscard]] std::string collect_stack_report(const std::string& job_dir, int num_instances,
-                                               std::chrono::milliseconds wait = std::chrono::seconds(5));
+/// What an instance's agent finds of its own program's stacks: the marker (none: no hook) and
+/// the dump (empty: none in time).
+struct OwnDump {
+  std::optional<PythonMarker> marker;
+  std::string text;
+};
+
+/// Empties instance `index`'s stacks file in `job_dir`, sends SIGURG to the process its marker
+/// names (only when that process belongs to this job: its environment names `job_dir`) and waits
+/// at most `wait` until the dump is complete. Run by the agent, on the instance's host.
+[[nodiscard]] OwnDump dump_own_stacks(const std::string& job_dir, int index, std::chrono::milliseconds wait);
 
 /// A running `popdist run` job of this user: a `popdist-run-*` directory under $TMPDIR (else /tmp,
 /// where popdist run makes it) that this user owns, whose popdist-run.pid names a live process.

@@ -1,5 +1,6 @@
 // `popdist stacks [--job-dir DIR]`: the stack report of a running `popdist run` job, on stdout.
-// Without --job-dir, the one running job of this user (stack_report.hpp: find_running_jobs).
+// Without --job-dir, the one running job of this user (stack_report.hpp: find_running_jobs);
+// popdist run gathers the report from every host (stack_query.hpp).
 #include "stacks/stacks_command.hpp"
 
 #include <fmt/format.h>
@@ -8,7 +9,7 @@
 #include <memory>
 
 #include "common/argument_checks.hpp"
-#include "job/run_limits.hpp"
+#include "stacks/stack_query.hpp"
 #include "stacks/stack_report.hpp"
 
 namespace popdist::cli {
@@ -16,7 +17,6 @@ namespace {
 
 struct StacksOptions {
   std::string job_dir;
-  int num_instances = 0;
   double wait_seconds = 5;
 };
 
@@ -28,7 +28,6 @@ std::string jobs_root() {
 
 int report_stacks(const StacksOptions& options) {
   std::string job_dir = options.job_dir;
-  int num_instances = options.num_instances;
   if (job_dir.empty()) {
     const auto jobs = find_running_jobs();
     if (jobs.empty()) {
@@ -46,9 +45,13 @@ int report_stacks(const StacksOptions& options) {
     }
     job_dir = jobs.front().directory;
   }
-  if (num_instances == 0) num_instances = recorded_instance_count(job_dir);
   const auto wait = std::chrono::milliseconds(static_cast<long long>(options.wait_seconds * 1000));
-  fmt::print("{}", collect_stack_report(job_dir, num_instances, wait));
+  try {
+    fmt::print("{}", ask_for_stacks(job_dir, wait));
+  } catch (const std::runtime_error& e) {
+    fmt::print(stderr, "popdist stacks: {} (is the job still running?)\n", e.what());
+    return 1;
+  }
   std::fflush(stdout);
   return 0;
 }
@@ -61,7 +64,7 @@ std::function<int()> add_stacks_command(CLI::App& app) {
   sub->footer(
       "Asks each Python instance of the job for its stacks (SIGURG, which popdist run's start-up hook hands to\n"
       "Python's faulthandler) and prints one line per instance naming its main thread's innermost frame, then\n"
-      "every instance's threads. Instances on other hosts without a shared job directory are named, not reached.");
+      "every instance's threads, on every host: popdist run asks each instance's agent over the job's channel.");
   auto options = std::make_shared<StacksOptions>();
   CLI::Validator existing_directory = CLI::ExistingDirectory;
   existing_directory.description("");  // the help says DIR, not DIR:DIR
@@ -69,10 +72,6 @@ std::function<int()> add_stacks_command(CLI::App& app) {
                   "The job's directory (POPDIST_RUN_JOB_DIR) [default: your one running popdist run job]")
       ->check(existing_directory)
       ->type_name("DIR");
-  sub->add_option("--num-instances", options->num_instances,
-                  "The job's instance count [default: as the job recorded it, else up to the highest instance with "
-                  "a stack hook]")
-      ->check(whole_number(1, kMaxInstances));
   sub->add_option("--wait", options->wait_seconds, "Seconds to wait for the instances' stacks")
       ->check(CLI::Range(0.1, 600.0))
       ->capture_default_str();

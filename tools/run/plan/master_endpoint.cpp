@@ -49,6 +49,26 @@ std::optional<std::string> outward_ipv4() {
   return result;
 }
 
+std::optional<std::string> source_ipv4_towards(const std::string& ipv4) {
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(9);  // any port: a UDP connect only picks the route
+  if (::inet_pton(AF_INET, ipv4.c_str(), &peer.sin_addr) != 1) return std::nullopt;
+  const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return std::nullopt;
+  sockaddr_in source{};
+  socklen_t size = sizeof source;
+  std::optional<std::string> result;
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&peer), sizeof peer) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&source), &size) == 0) {
+    char text[INET_ADDRSTRLEN] = {};
+    ::inet_ntop(AF_INET, &source.sin_addr, text, sizeof text);
+    result = text;
+  }
+  ::close(fd);
+  return result;
+}
+
 // Whether nobody has the port now: a bind to it on every address, without SO_REUSEADDR, succeeds.
 bool port_is_free(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -98,7 +118,7 @@ int parse_port(const std::string& text, const std::string& what) {
 
 }  // namespace
 
-MachineNetwork real_network() { return {resolve_ipv4, outward_ipv4, free_port}; }
+MachineNetwork real_network() { return {resolve_ipv4, outward_ipv4, free_port, source_ipv4_towards}; }
 
 MasterEndpoint choose_master(const LaunchPlan& plan, const RunOptions& options, const EnvLookup& env,
                              const MachineNetwork& network) {

@@ -41,9 +41,13 @@ struct MachineNetwork {
   std::optional<std::string> (*outward_ipv4)() = nullptr;
   /// A TCP port free on this machine now, which the kernel will not hand to anyone else.
   int (*free_port)() = nullptr;
+  /// The source address the kernel picks to reach `ipv4` (a UDP connect: nothing is sent);
+  /// nullopt: no route.
+  std::optional<std::string> (*source_ipv4_towards)(const std::string& ipv4) = nullptr;
 };
 
-/// The real machine's network (getaddrinfo, getifaddrs, a bind outside the ephemeral range).
+/// The real machine's network (getaddrinfo, getifaddrs, a bind outside the ephemeral range, a
+/// UDP connect).
 [[nodiscard]] MachineNetwork real_network();
 
 /// Decides MASTER_ADDR and MASTER_PORT. Throws UsageError naming --master-port or MASTER_PORT

@@ -4,11 +4,13 @@
 
 #include <csignal>
 #include <cstring>
-#include <fstream>
+#include <algorithm>
 #include <sstream>
 
 namespace popdist::cli {
 namespace {
+
+constexpr int kTerminated = 128 + SIGTERM;
 
 std::string likely_meaning(int signal) {
   switch (signal) {
@@ -26,43 +28,6 @@ std::string likely_meaning(int signal) {
   }
 }
 
-std::string file_text(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
-
-// The JSON string value after `key` in `json`, unescaped; empty when absent. Enough of JSON for
-// the error file's fixed shape: \uXXXX outside ASCII becomes '?'.
-std::string json_string_after(const std::string& json, const std::string& key, std::size_t from = 0) {
-  const auto at = json.find("\"" + key + "\"", from);
-  if (at == std::string::npos) return {};
-  std::size_t i = json.find_first_not_of(" \t\r\n:", at + key.size() + 2);
-  if (i == std::string::npos || json[i] != '"') return {};
-  std::string value;
-  for (++i; i < json.size() && json[i] != '"'; ++i) {
-    if (json[i] != '\\' || i + 1 >= json.size()) {
-      value += json[i];
-      continue;
-    }
-    const char escaped = json[++i];
-    switch (escaped) {
-      case 'n': value += '\n'; break;
-      case 't': value += '\t'; break;
-      case 'r': break;
-      case 'u': {
-        const unsigned code = i + 4 < json.size() ? std::stoul(json.substr(i + 1, 4), nullptr, 16) : '?';
-        value += code < 0x80 ? static_cast<char>(code) : '?';
-        i += 4;
-        break;
-      }
-      default: value += escaped;
-    }
-  }
-  return value;
-}
-
 std::string indented(const std::string& lines) {
   std::string text;
   std::istringstream in(lines);
@@ -74,7 +39,7 @@ std::string indented(const std::string& lines) {
 
 bool stopped_by_teardown(const Failure& failure, const Failure& first) {
   const int status = failure.end.status;
-  return (status == 128 + SIGTERM || status == 128 + SIGKILL) && failure.end.ended_ns >= first.end.ended_ns;
+  return status == kTerminated || (status == 128 + SIGKILL && failure.end.ended_ns >= first.end.ended_ns);
 }
 
 std::string describe_status(int status) {
@@ -86,28 +51,27 @@ std::string describe_status(int status) {
                      meaning);
 }
 
-std::string torch_error_text(const std::string& json) {
-  if (auto callstack = json_string_after(json, "py_callstack"); !callstack.empty()) return callstack;
-  // {"message": {"message": "...", ...}} or {"message": "..."}
-  const auto outer = json.find("\"message\"");
-  if (outer == std::string::npos) return {};
-  if (auto inner = json_string_after(json, "message", outer + 1); !inner.empty()) return inner;
-  return json_string_after(json, "message");
+std::vector<Failure> failures_in_order(const std::vector<InstanceRecord>& records) {
+  std::vector<Failure> failures;
+  for (const auto& record : records) {
+    if (!record.status || *record.status == 0) continue;
+    const auto ended_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(record.ended_at.time_since_epoch());
+    failures.push_back({InstanceEnd{record.index, *record.status, ended_ns.count(), record.host}, record.error_text,
+                        record.error_from_torch_file ? "torch error file" : "stderr"});
+  }
+  std::sort(failures.begin(), failures.end(), [](const Failure& a, const Failure& b) {
+    return a.end.ended_ns != b.end.ended_ns ? a.end.ended_ns < b.end.ended_ns : a.end.index < b.end.index;
+  });
+  // The teardown's SIGTERM can reach an instance before the root cause's end arrives; it is not the cause.
+  const auto root = std::find_if(failures.begin(), failures.end(),
+                                 [](const Failure& failure) { return failure.end.status != kTerminated; });
+  if (root != failures.end()) std::rotate(failures.begin(), root, root + 1);
+  return failures;
 }
 
-std::vector<Failure> recorded_failures(const std::string& job_dir) {
-  std::vector<Failure> failures;
-  for (const auto& end : recorded_ends(job_dir)) {
-    if (end.status == 0) continue;
-    Failure failure{end, torch_error_text(file_text(instance_file(job_dir, end.index, ".error.json"))),
-                    "torch error file"};
-    if (failure.error_lines.empty()) {
-      failure.error_lines = file_text(instance_file(job_dir, end.index, ".stderr"));
-      failure.error_source = "stderr";
-    }
-    failures.push_back(std::move(failure));
-  }
-  return failures;
+std::optional<int> first_failure_status(const std::vector<InstanceRecord>& records) {
+  const auto failures = failures_in_order(records);
+  return failures.empty() ? std::nullopt : std::optional<int>(failures.front().end.status);
 }
 
 std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt, int attempts,
@@ -115,8 +79,8 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
   std::string text = fmt::format("popdist run: the job failed ({}){}\n", describe_status(status),
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
   if (failures.empty()) {
-    return text + "  no instance recorded how it ended (instances on other hosts record nowhere that popdist run "
-                  "reads): see mpirun's message above\n";
+    return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
+                  "see mpirun's message above\n";
   }
   std::vector<int> stopped;
   for (std::size_t i = 0; i < failures.size(); ++i) {

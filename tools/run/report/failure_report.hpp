@@ -3,14 +3,25 @@
 // status or signal by name (with what it likely means), the time since the start, and its last
 // error lines -- the exception that torch's @record wrote to TORCHELASTIC_ERROR_FILE when there is
 // one, else the tail of its stderr -- first failure first. Instances that the job's teardown
-// stopped after the first failure share one line. Nothing is printed on success.
+// stopped after the first failure share one line. Nothing is printed on success. The facts come
+// from every host's agents over the job's channel (run/supervise/job_records.hpp).
 
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "job/instance_status.hpp"
+#include "job/torch_error_file.hpp"
+#include "run/supervise/job_records.hpp"
 
 namespace popdist::cli {
+
+/// How one instance ended, on popdist run's clock.
+struct InstanceEnd {
+  int index = 0;
+  int status = 0;              ///< as a shell reports it
+  long long ended_ns = 0;      ///< popdist run's steady clock, ns (arrival - age)
+  std::string host;
+};
 
 /// A failed instance, as the report shows it.
 struct Failure {
@@ -22,17 +33,18 @@ struct Failure {
 /// "exit code 3", or "SIGKILL (signal 9: ...likely meaning...)" for 128 + a signal.
 [[nodiscard]] std::string describe_status(int status);
 
-/// True when `failure` (not the first) is the job's teardown ending the instance after `first`.
+/// True when `failure` (not the first) is the job's teardown ending the instance: a SIGTERM
+/// (what mpirun's and popdist run's teardown send first), or a SIGKILL after `first` ended.
 [[nodiscard]] bool stopped_by_teardown(const Failure& failure, const Failure& first);
 
-/// The traceback (else the message) in the JSON that torch.distributed.elastic's @record writes;
-/// empty when the text holds neither.
-[[nodiscard]] std::string torch_error_text(const std::string& json);
+/// The failed instances, root cause first: by end time on popdist run's clock, except that a
+/// SIGTERM is never first while another kind of failure exists. Pure.
+[[nodiscard]] std::vector<Failure> failures_in_order(const std::vector<InstanceRecord>& records);
 
-/// The failures recorded in `job_dir`, first first, with their error lines.
-[[nodiscard]] std::vector<Failure> recorded_failures(const std::string& job_dir);
+/// The status of failures_in_order()'s first; nullopt when no instance failed.
+[[nodiscard]] std::optional<int> first_failure_status(const std::vector<InstanceRecord>& records);
 
-/// The block. `start_ns` is the job's start (wall clock); `attempt` counts from 0 and
+/// The block. `start_ns` is the attempt's start on popdist run's steady clock (ns); `attempt` counts from 0 and
 /// `attempts` is 1 + --max-restarts; `status` is the job's.
 [[nodiscard]] std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt,
                                          int attempts, int status);

@@ -13,7 +13,7 @@
 #include <map>
 #include <thread>
 
-#include "job/instance_status.hpp"
+#include "job/instance_status.hpp"  // shell_status
 #include "job/parent_death.hpp"
 #include "popdist/error.hpp"
 #include "run/supervise/stall_watch.hpp"
@@ -89,7 +89,7 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
   constexpr int polls_per_look = 5;  // /proc is read every half second
   std::map<pid_t, Clock::time_point> unreaped_since;
   std::optional<StallWatch> stall;
-  if (watch.stall_limit && !watch.status_directory.empty()) stall.emplace(watch.status_directory, *watch.stall_limit);
+  if (watch.stall_limit && watch.last_output) stall.emplace(watch.last_output, *watch.stall_limit);
   for (int round = 0;; ++round) {
     const pid_t waited = ::waitpid(pid, &status, WNOHANG);
     if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
@@ -118,7 +118,7 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
       }
     }
     if (!stuck) continue;
-    const auto recorded = watch.status_directory.empty() ? std::nullopt : first_recorded_failure(watch.status_directory);
+    const auto recorded = watch.first_failure ? watch.first_failure() : std::nullopt;
     const int result = recorded ? *recorded : lowest_failure(children);
     std::fprintf(stderr,
                  "popdist run: %s has left processes it started unreaped for %.0f s after they ended: it hangs "

@@ -18,8 +18,10 @@ struct HangWatch {
   /// One of the program's own children that has ended and stays unreaped this long means the
   /// program hangs in its teardown.
   std::chrono::milliseconds unreaped_limit{};
-  /// Where the instances recorded how they ended (job/instance_status.hpp); empty: nowhere.
-  std::string status_directory;
+  /// The status of the instance that failed first, as the agents told it (job_records.hpp).
+  std::function<std::optional<int>()> first_failure;
+  /// The newest output of any instance, for the stall watch (stall_watch.hpp).
+  std::function<std::optional<std::chrono::steady_clock::time_point>()> last_output;
   /// --stall-timeout: after this long without output from any instance (stall_watch.hpp),
   /// `on_stall` runs (the stack report); then the program is ended (status kStallStatus) unless
   /// `keep_running_on_stall`.
@@ -40,8 +42,8 @@ inline constexpr int kStallStatus = 125;
 /// process cannot be started (naming the program and strerror).
 ///
 /// With `hang_watch`: when the program is found hanging, it is killed (SIGKILL, after a message
-/// saying why) and the result is the status of the instance that failed first as recorded in
-/// the status directory -- the one mpirun would have reported -- else the lowest non-zero status
+/// saying why) and the result is the status of the instance that failed first as its agent
+/// told it -- the one mpirun would have reported -- else the lowest non-zero status
 /// among its unreaped children, or 0 when all succeeded. (mpirun tears a failed job down with
 /// SIGTERM and SIGKILL, 143 and 137, so the lowest is usually, but not always, the instance that
 /// failed first: that one may already have been reaped.)

@@ -1,19 +1,22 @@
 #pragma once
-// --stall-timeout: notices that no instance has written output for a while. Each agent touches
-// its instance<i>.alive file in the job directory when its program writes (at most once a second,
-// agent/instance_agent.cpp); the newest of those times is the job's last output. Instances on hosts
-// that cannot write the job directory are not seen (docs/guide/long-jobs.md).
+// --stall-timeout: notices that no instance has written output for a while. Each agent, on every
+// host, sends an Activity message over the job's channel when its program writes (at most once a
+// second, agent/instance_agent.cpp); the newest of those times (job_records.hpp, on popdist run's
+// clock) is the job's last output.
 
 #include <chrono>
-#include <string>
+#include <functional>
+#include <optional>
 
 namespace popdist::cli {
 
 class StallWatch {
  public:
-  StallWatch(std::string job_dir, std::chrono::milliseconds limit);
+  using Clock = std::chrono::steady_clock;
+  /// `last_output`: the newest output of any instance, nullopt before any.
+  StallWatch(std::function<std::optional<Clock::time_point>()> last_output, std::chrono::milliseconds limit);
 
-  /// True once no output for the limit (counted from the newest .alive time, or from now at
+  /// True once no output for the limit (counted from the newest output, or from now at
   /// construction or the last restart() when there is none newer).
   [[nodiscard]] bool stalled();
 
@@ -21,9 +24,9 @@ class StallWatch {
   void restart();
 
  private:
-  std::string job_dir_;
+  std::function<std::optional<Clock::time_point>()> last_output_;
   std::chrono::milliseconds limit_;
-  std::chrono::system_clock::time_point since_;
+  Clock::time_point since_;
 };
 
 }  // namespace popdist::cli
