@@ -270,9 +270,23 @@ def usr1(popdist, testbed):
         print("fake hosts skipped: this machine cannot create UTS namespaces")
 
 
-def slurm_usr1(popdist, testbed):
-    """Slurm's preemption signal: `scancel --signal=USR1` reaches both instances of a popdist run
-    job inside an allocation, and the job goes on to its end."""
+def child_pids(pid):
+    """The pids whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if entry.isdigit() and int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def slurm_usr1_job(popdist, testbed, send):
+    """A popdist run job of 2 instances inside `salloc -N2`, SIGUSR1 sent by `send(job_id, salloc)`
+    once both are ready; returns (deliveries per instance, stdout)."""
     from testbed_checks import slurm_environment
     env = dict(slurm_environment(popdist, testbed), OMP_NUM_THREADS="1")
     with tempfile.TemporaryDirectory() as tmp:
@@ -291,15 +305,35 @@ def slurm_usr1(popdist, testbed):
                 ready += line.split()[1:] if "ready" in line else []
             job_id = ready[0]  # the allocation's, as its steps see it
             check(job_id.isdigit() and ready[1] == job_id, f"SLURM_JOB_ID of the instances: {ready}")
-            cancel = run(["scancel", "--signal=USR1", job_id], env=env)
-            check(cancel.returncode == 0, describe(cancel))
+            send(env, job_id, job.pid)
             out, err = job.communicate(timeout=60)
         finally:
             if job.poll() is None:
                 job.kill()
                 job.wait()
     check(job.returncode == 0, f"SIGUSR1 must not end the job: {job.returncode} {err}")
-    check(usr1_deliveries(out) == ["1", "1"], f"each instance sees SIGUSR1 once: {out}\n{describe(cancel)}")
+    return usr1_deliveries(out), out
+
+
+def slurm_usr1(popdist, testbed):
+    """Inside an allocation (Open MPI's daemons started by srun): SIGUSR1 sent to popdist run reaches
+    each instance exactly once; Slurm's `scancel --signal=USR1` to the job's steps reaches both
+    instances too, and the job goes on to its end (a process in a step gets it from slurmstepd and
+    again from Open MPI's daemon, twice, as under plain mpirun: docs/guide/long-jobs.md)."""
+    def to_popdist_run(env, job_id, salloc):
+        launchers = child_pids(salloc)
+        check(len(launchers) == 1, f"salloc's child, popdist run: {launchers}")
+        os.kill(launchers[0], signal.SIGUSR1)
+
+    def to_the_steps(env, job_id, salloc):
+        cancel = run(["scancel", "--signal=USR1", job_id], env=env)
+        check(cancel.returncode == 0, describe(cancel))
+
+    deliveries, out = slurm_usr1_job(popdist, testbed, to_popdist_run)
+    check(deliveries == ["1", "1"], f"forwarded by popdist run, each instance sees SIGUSR1 once: {out}")
+    deliveries, out = slurm_usr1_job(popdist, testbed, to_the_steps)
+    check(len(deliveries) == 2 and all(int(n) >= 1 for n in deliveries), f"scancel reaches both: {out}")
+    print(f"scancel --signal=USR1 to the steps: deliveries per instance {deliveries}")
 
 
 def stall(popdist):
