@@ -178,10 +178,15 @@ def dry_run(popdist):
                 "MASTER_ADDR=10.0.0.5 MASTER_PORT=29500")
 
     # one app context for both instances: each agent derives its own variables from its rank
-    context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
+    # the channel: this machine's address towards the hosts (it depends on the machine), a port made at run time
+    channel = re.search(r"POPDIST_CHANNEL_ADDRESS=([^:\s']+):<port>", lines[0] if lines else "")
+    check(channel is not None, f"the channel's address in the dry-run command: {result.stdout}")
+    context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "POPDIST_CHANNEL_SECRET",
+               "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
                "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
                "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "TORCHELASTIC_RUN_ID=popdist-run-29500",
-               "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", f"POPDIST_RUN_JOB_DIR={job_dir}", "-x", "MYVAR=1",
+               "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", f"POPDIST_RUN_JOB_DIR={job_dir}",
+               "-x", f"POPDIST_CHANNEL_ADDRESS={channel.group(1)}:<port>", "-x", "MYVAR=1",
                os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--job-dir", job_dir, "--omp-threads",
                "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--map-by", "ppr:1:node", "--tag-output", "--bind-to", "none",
@@ -231,7 +236,8 @@ def dry_run_prints_what_runs(popdist, env):
             with open(env["MPIRUN_ARGV"]) as f:
                 words = f.read().splitlines()
             printed = shlex.split(dry.stdout.splitlines()[0])[1:]
-            made = re.sub(r"popdist-run-\w{6}", "popdist-run-XXXXXX", "\n".join(words)).splitlines()
+            made = re.sub(r"popdist-run-\w{6}", "popdist-run-XXXXXX", "\n".join(words))
+            made = re.sub(r"(POPDIST_CHANNEL_ADDRESS=.*):\d+", r"\1:<port>", made).splitlines()
             check(printed == made, f"{hosts}: --dry-run printed\n{printed}\nbut ran\n{words}")
 
 

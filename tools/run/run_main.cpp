@@ -296,6 +296,13 @@ long long steady_ns(std::chrono::steady_clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
 }
 
+/// The two variables that tell the agents where the channel is: the secret by name only (its value
+/// stays off every command line) and the address; --dry-run prints the port as "<port>".
+void add_channel_variables(MpirunContext& context, const ChannelAddress& address, const std::string& port) {
+  context.forwarded.emplace_back(channel::kSecretVariable);
+  context.exports.emplace_back(channel::kAddressVariable, fmt::format("{}:{}", address.address, port));
+}
+
 /// The attempt's channel (tools/channel): a new secret, a server, and the two variables that tell
 /// the agents where it is -- the secret exported by name only (its value stays off every command
 /// line). nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
@@ -311,9 +318,7 @@ std::unique_ptr<channel::Server> open_channel(const PreparedJob& job, JobRecords
     callbacks.on_error = [](const std::string& line) { say(line); };
     auto server = std::make_unique<channel::Server>(std::move(options), std::move(callbacks));
     ::setenv(channel::kSecretVariable, secret.c_str(), 1);
-    context.forwarded.emplace_back(channel::kSecretVariable);
-    context.exports.emplace_back(channel::kAddressVariable,
-                                 fmt::format("{}:{}", job.channel_address.address, server->port()));
+    add_channel_variables(context, job.channel_address, std::to_string(server->port()));
     return server;
   } catch (const std::exception& e) {
     say(fmt::format("cannot open the job's channel ({}): the job runs, but no failure report, stack report or "
@@ -413,8 +418,11 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
                     path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
     return kExitMpirunNotFound;
   }
-  // The command as it will run, the job directory's name as a template (made when the job starts).
-  const auto first = build_mpirun_command(job.plan, job.options, attempt_context(job, 0, job_directory_template()));
+  // The command as it will run; the job directory's name and the channel's port are made when the
+  // job starts (a template and a placeholder).
+  auto first_context = attempt_context(job, 0, job_directory_template());
+  add_channel_variables(first_context, job.channel_address, "<port>");
+  const auto first = build_mpirun_command(job.plan, job.options, first_context);
   announce(job, first, *mpirun);
   if (job.options.dry_run) {
     print_command(stdout, first, job.plan, job.context);
