@@ -437,6 +437,34 @@ def whole_lines(popdist):
         print("the agent alone ended with 5, SIGKILL and 0")
 
 
+def unreachable_channel(popdist):
+    """Agents told of a channel on a closed port end promptly (not after the client's 30 s
+    connect_timeout), as their programs did, each with one warning: two agents of one host (the
+    relay that cannot reach popdist run, and the one that waits for its Welcome)."""
+    import socket
+    with socket.socket() as probe:  # a port nobody listens on once this socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(popdist_env(popdist), POPDIST_CHANNEL_ADDRESS=f"127.0.0.1:{port}",
+               POPDIST_CHANNEL_SECRET="ab" * 32, POPDIST_CHANNEL_HOST=f"dead-port-{os.getpid()}")
+    with tempfile.TemporaryDirectory() as job_dir:
+        started = time.monotonic()
+        agents = [subprocess.Popen([popdist, "_instance", "--plan", "2,2,1,1", "--job-dir", job_dir, "--",
+                                    "sh", "-c", f"sleep 0.2; exit {3 + rank}"],
+                                   env=dict(env, OMPI_COMM_WORLD_RANK=str(rank)), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True) for rank in range(2)]
+        results = [agent.communicate(timeout=60) + (agent.returncode, time.monotonic() - started)
+                   for agent in agents]
+    for rank, (out, err, status, seconds) in enumerate(results):
+        print(f"instance {rank}: status {status} after {seconds:.2f} s; stderr: {err.strip()}")
+        check(status == 3 + rank, f"instance {rank}: its program's status {3 + rank} expected, got {status}")
+        # 0.2 s of program + at most 1 s of waiting for the channel, with room for a loaded machine
+        check(seconds < 4, f"instance {rank} took {seconds:.1f} s to end: the dead channel held it")
+        warnings = err.count("no channel to popdist run")
+        check(warnings == 1, f"instance {rank}: one warning expected, got {warnings}:\n{err}")
+        check(f"instance {rank}: no channel" in err, f"instance {rank}'s warning does not name it:\n{err}")
+
+
 def verbatim_program(popdist):
     """The program's words reach it as typed, ':' included (mpirun would read a bare ':' as the start
     of another app context and run what follows)."""
@@ -548,7 +576,7 @@ CHECKS = {
     "signal-forwarding": signal_forwarding, "killed": killed, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
     "verbatim-program": verbatim_program, "progress": progress, "python-startup": python_startup,
-    "slurm-dead-instance": slurm_dead_instance,
+    "slurm-dead-instance": slurm_dead_instance, "unreachable-channel": unreachable_channel,
 }
 
 if __name__ == "__main__":
