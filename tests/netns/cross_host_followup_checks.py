@@ -13,10 +13,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
-from cross_host_checks import RUN_TIMEOUT, check, fail  # noqa: E402
+from cross_host_checks import RUN_TIMEOUT, Job, check, fail  # noqa: E402
 
 # The function popdist.launch sends: the last instance raises, the others wait to be torn down.
 FUNCTIONS = r"""
@@ -93,7 +94,56 @@ def launch(popdist, testbed, hosts):
           f"failures[0] has no traceback of fail_on_last: {first}")
 
 
-CHECKS = {"launch": launch}
+def private_tmp_keeper(host, job):
+    """A process in the mount namespace of `host`'s orted (which netns_private_rsh.sh gave its
+    private TMPDIR), so that the namespace -- and what the agents left in it -- outlives the job."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pids = subprocess.run(["ip", "netns", "pids", host], capture_output=True, text=True).stdout.split()
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    words = f.read().split(b"\0")
+            except OSError:
+                continue
+            if words and os.path.basename(words[0]) == b"orted":
+                return subprocess.Popen(["nsenter", "--target", pid, "--mount", "sleep", "120"])
+        time.sleep(0.2)
+    fail(f"no orted in {host} within 30 s")
+
+
+def listing(keeper, directory):
+    result = subprocess.run(["nsenter", "--target", str(keeper.pid), "--mount", "find", directory],
+                            capture_output=True, text=True, timeout=30)
+    check(result.returncode == 0, f"cannot list {directory} in the host's namespace: {result.stderr}")
+    return sorted(result.stdout.split())
+
+
+def leftovers(popdist, testbed, hosts):
+    """After a job whose last instance raises (the others torn down), the last host's private
+    TMPDIR is as empty as before: the agents removed their instances' files and the job directory."""
+    if subprocess.run(["which", "nsenter"], capture_output=True).returncode != 0:
+        netns_checks.skip("`nsenter` (util-linux) is not installed: the host's private TMPDIR cannot be read")
+    job = Job(popdist, testbed, hosts, "exception")
+    keeper = private_tmp_keeper(hosts[-1], job)
+    try:
+        job.wait_ready()
+        during = listing(keeper, job.tmpdir)
+        print("during the job:", during)
+        files = [name for name in during if os.path.basename(name).startswith(f"instance{job.last}.")]
+        check(files, f"the job's directory with instance {job.last}'s files is not in the private TMPDIR: {during}")
+        status, _ = job.finish()
+        check(status == 1, f"exit status 1 expected, got {status}")
+        after = listing(keeper, job.tmpdir)
+        print("after the job:", after)
+        check(after == [job.tmpdir], f"left in {hosts[-1]}'s private TMPDIR: {after[1:]}")
+    finally:
+        keeper.kill()
+        keeper.wait()
+        shutil.rmtree(job.tmp, ignore_errors=True)
+
+
+CHECKS = {"launch": launch, "leftovers": leftovers}
 
 
 def main(argv):

@@ -426,15 +426,24 @@ def whole_lines(popdist):
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
     # and the agent alone (no channel: started by hand) ends as its program did, its job
-    # directory made on this host when missing (a node-local /tmp)
+    # directory made on this host when missing (a node-local /tmp), private, and removed at its end
     with tempfile.TemporaryDirectory() as directory:
-        job_dir = os.path.join(directory, "popdist-run-here")
-        for program, returned in ((["sh", "-c", "exit 5"], 5), (["sh", "-c", "kill -KILL $$"], -9), (["true"], 0)):
+        job_dir = os.path.join(directory, "missing-tmpdir", "popdist-run-here")
+        for program, returned in ((["sh", "-c", "exit 5"], 5), (["sh", "-c", "kill -KILL $$"], -9), (["true"], 0),
+                                  (["sh", "-c", 'stat -c %a "$POPDIST_RUN_JOB_DIR"; ls -A "$POPDIST_RUN_JOB_DIR"'], 0)):
             result = run([popdist, "_instance", "--plan", "1,1,1,1", "--job-dir", job_dir, "--", *program],
                          env=dict(env, OMPI_COMM_WORLD_RANK="0"))
             check(result.returncode == returned, f"{program}: {returned} expected: {describe(result)}")
-            check(oct(os.stat(job_dir).st_mode & 0o777) == "0o700", f"{job_dir} must be made private")
-        print("the agent alone ended with 5, SIGKILL and 0")
+            check(os.listdir(directory) == [], f"the agent left {os.listdir(directory)} in {directory}")
+        check(result.stdout.split() == ["700", ".made-by-agents", "instance0.agent"],
+              f"a private directory, marked as the agents', expected: {describe(result)}")
+        # a directory the agent did not make stays, with what others put there
+        os.makedirs(job_dir)
+        open(os.path.join(job_dir, "popdist-run.pid"), "w").close()
+        result = run([popdist, "_instance", "--plan", "1,1,1,1", "--job-dir", job_dir, "--", "true"],
+                     env=dict(env, OMPI_COMM_WORLD_RANK="0"))
+        check(os.listdir(job_dir) == ["popdist-run.pid"], f"{job_dir} was changed: {os.listdir(job_dir)}")
+        print("the agent alone ended with 5, SIGKILL and 0, and removed only what it made")
 
 
 def unreachable_channel(popdist):
