@@ -151,6 +151,38 @@ TEST_CASE("when the relay stops, the agents left elect another and go on") {
   CHECK(relays == 1);
 }
 
+TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the host's next relay") {
+  TestServer test;
+  const ClientOptions options = options_for(test, "dropping", 3);
+  // A relay that welcomes the agent, then gives up (its own agent torn down) without reading on.
+  Fd listener = listen_abstract("popdist-channel/" + job_tag(test.secret) + "/" + options.host);
+  REQUIRE(listener.valid());
+  Fd accepted;
+  std::thread welcoming([&] {
+    accepted = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    FrameDecoder decoder;
+    char chunk[512];
+    while (accepted.valid()) {
+      const ssize_t got = recv(accepted.get(), chunk, sizeof chunk, 0);
+      if (got <= 0) return;
+      decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+      if (decoder.next()) return (void)write_all(accepted.get(), encode(Welcome{}));
+    }
+  });
+  Client agent(options);
+  welcoming.join();
+  REQUIRE_FALSE(agent.is_relay());
+  REQUIRE(agent.send_ended(137, std::chrono::steady_clock::now(), "killed"));  // into the relay's socket
+  listener.reset();  // the name is free for the next relay, the Ended unread in its socket
+  accepted.reset();
+  agent.close(0ms);
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() >= 1; }));
+  const auto ended = test.collector.of_type<Ended>();
+  CHECK(ended.size() == 1);
+  CHECK(std::get<Ended>(ended.at(0).message).instance == 3);
+  CHECK(std::get<Ended>(ended.at(0).message).status == 137);
+}
+
 TEST_CASE("a wrong secret gets no welcome, and the agent says so") {
   TestServer test;
   ClientOptions options = options_for(test, "wrong", 0);

@@ -432,15 +432,52 @@ def whole_lines(popdist):
     result = run([popdist, "run", "--num-instances", "2", "sh", "-c", "exit 5"], env=env)
     check(result.returncode == 5, f"status 5 expected: {describe(result)}")
     # and the agent alone (no channel: started by hand) ends as its program did, its job
-    # directory made on this host when missing (a node-local /tmp)
+    # directory made on this host when missing (a node-local /tmp), private, and removed at its end
     with tempfile.TemporaryDirectory() as directory:
-        job_dir = os.path.join(directory, "popdist-run-here")
-        for program, returned in ((["sh", "-c", "exit 5"], 5), (["sh", "-c", "kill -KILL $$"], -9), (["true"], 0)):
+        job_dir = os.path.join(directory, "missing-tmpdir", "popdist-run-here")
+        for program, returned in ((["sh", "-c", "exit 5"], 5), (["sh", "-c", "kill -KILL $$"], -9), (["true"], 0),
+                                  (["sh", "-c", 'stat -c %a "$POPDIST_RUN_JOB_DIR"; ls -A "$POPDIST_RUN_JOB_DIR"'], 0)):
             result = run([popdist, "_instance", "--plan", "1,1,1,1", "--job-dir", job_dir, "--", *program],
                          env=dict(env, OMPI_COMM_WORLD_RANK="0"))
             check(result.returncode == returned, f"{program}: {returned} expected: {describe(result)}")
-            check(oct(os.stat(job_dir).st_mode & 0o777) == "0o700", f"{job_dir} must be made private")
-        print("the agent alone ended with 5, SIGKILL and 0")
+            check(os.listdir(directory) == [], f"the agent left {os.listdir(directory)} in {directory}")
+        check(result.stdout.split() == ["700", ".made-by-agents", "instance0.agent"],
+              f"a private directory, marked as the agents', expected: {describe(result)}")
+        # a directory the agent did not make stays, with what others put there
+        os.makedirs(job_dir)
+        open(os.path.join(job_dir, "popdist-run.pid"), "w").close()
+        result = run([popdist, "_instance", "--plan", "1,1,1,1", "--job-dir", job_dir, "--", "true"],
+                     env=dict(env, OMPI_COMM_WORLD_RANK="0"))
+        check(os.listdir(job_dir) == ["popdist-run.pid"], f"{job_dir} was changed: {os.listdir(job_dir)}")
+        print("the agent alone ended with 5, SIGKILL and 0, and removed only what it made")
+
+
+def unreachable_channel(popdist):
+    """Agents told of a channel on a closed port end promptly (not after the client's 30 s
+    connect_timeout), as their programs did, each with one warning: two agents of one host (the
+    relay that cannot reach popdist run, and the one that waits for its Welcome)."""
+    import socket
+    with socket.socket() as probe:  # a port nobody listens on once this socket is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(popdist_env(popdist), POPDIST_CHANNEL_ADDRESS=f"127.0.0.1:{port}",
+               POPDIST_CHANNEL_SECRET="ab" * 32, POPDIST_CHANNEL_HOST=f"dead-port-{os.getpid()}")
+    with tempfile.TemporaryDirectory() as job_dir:
+        started = time.monotonic()
+        agents = [subprocess.Popen([popdist, "_instance", "--plan", "2,2,1,1", "--job-dir", job_dir, "--",
+                                    "sh", "-c", f"sleep 0.2; exit {3 + rank}"],
+                                   env=dict(env, OMPI_COMM_WORLD_RANK=str(rank)), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True) for rank in range(2)]
+        results = [agent.communicate(timeout=60) + (agent.returncode, time.monotonic() - started)
+                   for agent in agents]
+    for rank, (out, err, status, seconds) in enumerate(results):
+        print(f"instance {rank}: status {status} after {seconds:.2f} s; stderr: {err.strip()}")
+        check(status == 3 + rank, f"instance {rank}: its program's status {3 + rank} expected, got {status}")
+        # 0.2 s of program + at most 1 s of waiting for the channel, with room for a loaded machine
+        check(seconds < 4, f"instance {rank} took {seconds:.1f} s to end: the dead channel held it")
+        warnings = err.count("no channel to popdist run")
+        check(warnings == 1, f"instance {rank}: one warning expected, got {warnings}:\n{err}")
+        check(f"instance {rank}: no channel" in err, f"instance {rank}'s warning does not name it:\n{err}")
 
 
 def verbatim_program(popdist):
@@ -554,7 +591,7 @@ CHECKS = {
     "signal-forwarding": signal_forwarding, "killed": killed, "dry-run": dry_run, "verbose": verbose, "only-output": only_output,
     "print-topology": print_topology, "validation": validation, "whole-lines": whole_lines,
     "verbatim-program": verbatim_program, "progress": progress, "python-startup": python_startup,
-    "slurm-dead-instance": slurm_dead_instance,
+    "slurm-dead-instance": slurm_dead_instance, "unreachable-channel": unreachable_channel,
 }
 
 if __name__ == "__main__":

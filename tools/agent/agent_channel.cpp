@@ -1,5 +1,6 @@
 #include "agent/agent_channel.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kActivityInterval = std::chrono::seconds(1);
+// How long the agent's end waits for its Ended to be handed to the channel: the connection had
+// the program's whole run to be made, so only an unreachable channel (a client retries for its
+// connect_timeout, 30 s) takes longer; then the end goes unreported, with one warning.
+constexpr auto kLongestEndWait = std::chrono::milliseconds(1000);
 
 std::string file_text(const std::string& path) {
   std::ifstream file(path);
@@ -29,7 +34,9 @@ std::string file_text(const std::string& path) {
 
 }  // namespace
 
-class AgentChannel::Impl {
+// Shared with the channel's threads: when the channel cannot be reached, the agent's end leaves
+// them behind (detached) rather than wait for `connect_timeout`, and they must not outlive it.
+class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Impl> {
  public:
   Impl(int instance, std::string job_dir) : instance_(instance), job_dir_(std::move(job_dir)) {
     if (std::getenv(channel::kSecretVariable) == nullptr) return;  // not under a popdist run with a channel
@@ -40,19 +47,26 @@ class AgentChannel::Impl {
     }
     ::unsetenv(channel::kSecretVariable);
     ::unsetenv(channel::kAddressVariable);
-    if (options_.secret.empty()) return;
-    connecting_ = std::thread([this] { connect(); });
-    dumping_ = std::thread([this] { serve_requests(); });
   }
 
-  ~Impl() {
-    if (connecting_.joinable()) connecting_.join();
+  void start() {
+    if (options_.secret.empty()) return;
+    auto self = shared_from_this();
+    connecting_ = std::thread([self] { self->connect(); });
+    dumping_ = std::thread([self] { self->serve_requests(); });
+  }
+
+  /// Joins the threads, or leaves those behind that still wait for an unreachable channel.
+  void shut_down() {
+    if (connecting_.joinable()) abandoned_ ? connecting_.detach() : connecting_.join();
     {
       std::lock_guard lock(mutex_);
       stopping_ = true;
     }
     requested_.notify_all();
     if (dumping_.joinable()) dumping_.join();
+    if (abandoned_) return;  // the channel's threads still hold the client, if it ever comes
+    std::lock_guard lock(mutex_);
     if (client_) client_->close();
   }
 
@@ -71,24 +85,30 @@ class AgentChannel::Impl {
   }
 
   void ended(int status, Clock::time_point ended_at, const std::string& stderr_tail) {
-    if (connecting_.joinable()) connecting_.join();  // the end must not be lost to a slow start
-    std::lock_guard lock(mutex_);
-    if (!client_) return;
-    const auto traceback =
-        job_dir_.empty() ? std::string() : torch_error_text(file_text(instance_file(job_dir_, instance_, ".error.json")));
-    if (traceback.empty()) {
-      client_->send_ended(status, ended_at, stderr_tail, channel::ErrorSource::kStderr);
-    } else {
-      client_->send_ended(status, ended_at, traceback, channel::ErrorSource::kTorchErrorFile);
+    if (options_.secret.empty()) return;
+    auto self = shared_from_this();
+    std::thread reporting([self, status, ended_at, stderr_tail] { self->report_end(status, ended_at, stderr_tail); });
+    std::unique_lock lock(end_mutex_);
+    // The end must not be lost to a slow start, nor held by a channel that cannot be reached.
+    if (!end_handled_.wait_for(lock, kLongestEndWait, [this] { return end_reported_; })) {
+      lock.unlock();
+      abandoned_ = true;
+      reporting.detach();
+      warn("not reached within " + std::to_string(kLongestEndWait.count()) + " ms of the program's end");
+      return;
     }
+    lock.unlock();
+    reporting.join();
     // mpirun learns of a failure only when this agent exits: a relay must not linger then (the
     // teardown follows at once, and the host's other agents elect another relay). On success
     // the others end about now too, and lingering keeps their last frames.
-    if (status != 0) client_->close(std::chrono::milliseconds(0));
+    std::lock_guard client_lock(mutex_);
+    if (status != 0 && client_) client_->close(std::chrono::milliseconds(0));
   }
 
  private:
   void warn(const std::string& why) {
+    if (warned_.exchange(true)) return;  // one warning per instance, whatever else fails
     std::fprintf(stderr, "popdist run: instance %d: no channel to popdist run (%s): the program runs, but its end, "
                  "output and stacks are not reported\n", instance_, why.c_str());
   }
@@ -98,17 +118,50 @@ class AgentChannel::Impl {
     try {
       client = std::make_unique<channel::Client>(options_);
     } catch (const std::exception& e) {
-      warn(e.what());
-      return;
+      if (!abandoned_) warn(e.what());
+      return connected(nullptr);
     }
     client->on_request([this](const channel::Request& request) {
       std::lock_guard lock(mutex_);
       requests_.push_back(request);
       requested_.notify_all();
     });
-    std::lock_guard lock(mutex_);
-    client_ = std::move(client);
-    if (pid_ > 0) client_->send_started(pid_);
+    connected(std::move(client));
+  }
+
+  void connected(std::unique_ptr<channel::Client> client) {
+    {
+      std::lock_guard lock(mutex_);
+      client_ = std::move(client);
+      if (client_ && pid_ > 0) client_->send_started(pid_);
+      connect_done_ = true;
+    }
+    connect_finished_.notify_all();
+  }
+
+  // On a thread of its own, so that ended() can stop waiting for it.
+  void report_end(int status, Clock::time_point ended_at, const std::string& stderr_tail) {
+    channel::Client* client = nullptr;
+    {
+      std::unique_lock lock(mutex_);
+      connect_finished_.wait(lock, [this] { return connect_done_; });
+      client = client_.get();  // set once; closed only after this thread is joined (or never)
+    }
+    if (client != nullptr) {
+      const auto traceback = job_dir_.empty()
+                                 ? std::string()
+                                 : torch_error_text(file_text(instance_file(job_dir_, instance_, ".error.json")));
+      if (traceback.empty()) {
+        client->send_ended(status, ended_at, stderr_tail, channel::ErrorSource::kStderr);
+      } else {
+        client->send_ended(status, ended_at, traceback, channel::ErrorSource::kTorchErrorFile);
+      }
+    }
+    {
+      std::lock_guard lock(end_mutex_);
+      end_reported_ = true;
+    }
+    end_handled_.notify_all();
   }
 
   // Requests arrive on the channel's thread (or the relay's, which serves the whole host): the
@@ -135,20 +188,29 @@ class AgentChannel::Impl {
   int instance_;
   std::string job_dir_;
   channel::ClientOptions options_;
-  std::mutex mutex_;  // client_, pid_, requests_, stopping_
+  std::mutex mutex_;  // client_, pid_, requests_, stopping_, connect_done_
   std::condition_variable requested_;
+  std::condition_variable connect_finished_;
   std::unique_ptr<channel::Client> client_;
   pid_t pid_ = 0;
   std::deque<channel::Request> requests_;
   bool stopping_ = false;
+  bool connect_done_ = false;
+  std::mutex end_mutex_;  // end_reported_
+  std::condition_variable end_handled_;
+  bool end_reported_ = false;
+  std::atomic<bool> abandoned_{false};
+  std::atomic<bool> warned_{false};
   Clock::time_point last_activity_{};
   std::thread connecting_;
   std::thread dumping_;
 };
 
 AgentChannel::AgentChannel(int instance, std::string job_dir)
-    : impl_(std::make_unique<Impl>(instance, std::move(job_dir))) {}
-AgentChannel::~AgentChannel() = default;
+    : impl_(std::make_shared<Impl>(instance, std::move(job_dir))) {
+  impl_->start();
+}
+AgentChannel::~AgentChannel() { impl_->shut_down(); }
 void AgentChannel::started(pid_t pid) { impl_->started(pid); }
 void AgentChannel::wrote() { impl_->wrote(); }
 void AgentChannel::ended(int status, std::chrono::steady_clock::time_point ended_at, const std::string& stderr_tail) {

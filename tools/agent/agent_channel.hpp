@@ -3,8 +3,9 @@
 // instance -- its start, its output (for the stall watch, at most once a second), how it ended
 // (status, time as an age, torch's error file or the stderr tail) -- and its program's stacks when
 // popdist run asks. Connecting runs on a thread of its own, so the program starts at once and an
-// unreachable channel costs it nothing: one warning, and the program runs unreported. Without the
-// channel's variables (an agent started by hand, an older popdist run) it does nothing.
+// unreachable channel costs it nothing: one warning, and the program runs unreported (its end waits
+// at most a second for the channel). Without the channel's variables (an agent started by hand, an
+// older popdist run) it does nothing.
 
 #include <sys/types.h>
 
@@ -34,7 +35,7 @@ class AgentChannel {
   class Impl;
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;  // shared with its threads (agent_channel.cpp)
 };
 
 }  // namespace popdist::cli

@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "agent/agent_channel.hpp"
+#include "agent/host_job_directory.hpp"
 #include "agent/signal_relay.hpp"
 #include "agent/whole_lines.hpp"
 #include "job/instance_plan.hpp"
@@ -100,15 +101,6 @@ void pass_output(OutputStream (&streams)[2], AgentChannel& channel) {
     if (streams[0].wrote || streams[1].wrote) channel.wrote();
     streams[0].wrote = streams[1].wrote = false;
   }
-}
-
-/// The job directory on this host, for what stays local: the start-up hook's marker and stack
-/// dumps, torch's error file. popdist run made it on its own machine; on another host (a node-local
-/// /tmp) it is made here, as private as there.
-void make_job_directory(const std::string& job_dir) {
-  if (job_dir.empty()) return;
-  std::error_code error;
-  if (std::filesystem::create_directories(job_dir, error)) ::chmod(job_dir.c_str(), 0700);
 }
 
 std::string stderr_tail(const OutputStream& errors) {
@@ -211,10 +203,11 @@ int run_instance(const AgentOptions& options) {
   // Die with mpirun (or its daemon): killed by SIGKILL, it can forward nothing (issue: instances
   // that never write would otherwise run on).
   if (!end_with_parent(SIGKILL, ::getppid())) return 137;
-  make_job_directory(options.job_dir);
+  HostJobDirectory job_dir(options.job_dir, rank);
   set_instance_environment(options, plan, rank);
   // Before the fork: the program must not inherit the channel's secret.
   const int status = run_program(options, rank, std::make_unique<AgentChannel>(rank, options.job_dir));
+  job_dir.tidy();  // before end_like(), which may end this process by the program's signal
   return end_like(status);
 }
 

@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -25,6 +26,22 @@ constexpr auto kLongestElectionPause = std::chrono::milliseconds(100);
 std::uint64_t age_ns(Clock::time_point since) {
   const auto age = Clock::now() - since;
   return age.count() < 0 ? 0 : static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(age).count());
+}
+
+/// After a half-close: true when the peer closed with what we wrote unread (a Unix socket then
+/// reports ECONNRESET), false when it read everything and closed (EOF), or at the deadline.
+bool closed_unread(int fd, Clock::time_point deadline) {
+  char chunk[4096];
+  for (;;) {
+    pollfd entry{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const int ready = poll(&entry, 1, static_cast<int>(std::max<long>(left, 0)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) return false;
+    const ssize_t got = recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);  // Requests now go unanswered
+    if (got > 0 || (got < 0 && (errno == EINTR || errno == EAGAIN))) continue;
+    return got < 0 && errno == ECONNRESET;
+  }
 }
 
 std::string machine_host_name() {
@@ -96,11 +113,20 @@ class Client::Impl {
     return relay_ != nullptr;
   }
 
+  bool send_ended(Ended ended, Clock::time_point ended_at) {
+    const bool sent = send(ended);
+    std::lock_guard lock(link_mutex_);
+    last_ended_ = std::move(ended);
+    last_ended_at_ = ended_at;
+    return sent;
+  }
+
   void close(std::chrono::milliseconds linger) noexcept {
     if (closed_.exchange(true)) return;
     wake_.signal();
     if (thread_.joinable()) thread_.join();
     std::lock_guard lock(link_mutex_);
+    if (!relay_ && link_.valid() && last_ended_) confirm_last_ended();
     if (relay_) relay_->finish(linger);
     relay_.reset();
     link_.reset();
@@ -157,11 +183,42 @@ class Client::Impl {
     ++generation_;
     try {
       elect(Clock::now() + options_.connect_timeout);
+      resend_last_ended();
       return true;
     } catch (const std::exception& error) {
       options_.on_error(std::string("channel: instance ") + std::to_string(options_.instance) + " lost its channel: " +
                         error.what());
       return false;
+    }
+  }
+
+  // The Ended again, to the relay just elected (its age counted anew). Called with link_mutex_ held.
+  void resend_last_ended() {
+    if (!last_ended_) return;
+    Ended ended = *last_ended_;
+    ended.age_ns = age_ns(last_ended_at_);
+    if (relay_) relay_->send(std::move(ended));
+    else if (link_.valid()) (void)write_all(link_.get(), encode(ended));
+  }
+
+  // A relay that gives up (its agent ended, or it was killed) reads no more, and what its agents
+  // wrote to it last is lost without acknowledgements: the kernel tells (a Unix socket closed with
+  // unread data resets its peer). So the link is half-closed and the relay's close awaited; after
+  // a reset the host's next relay gets the Ended again. Bounded by hello_deadline.
+  void confirm_last_ended() noexcept {
+    const auto deadline = Clock::now() + options_.hello_deadline;
+    for (int attempt = 0; attempt < 2 && !relay_ && link_.valid(); ++attempt) {
+      ::shutdown(link_.get(), SHUT_WR);
+      if (!closed_unread(link_.get(), deadline)) return;
+      link_.reset();
+      try {
+        elect(deadline);
+      } catch (const std::exception& error) {
+        options_.on_error(std::string("channel: instance ") + std::to_string(options_.instance) +
+                          "'s end was lost with its relay, and no other relay took it: " + error.what());
+        return;
+      }
+      resend_last_ended();
     }
   }
 
@@ -174,11 +231,13 @@ class Client::Impl {
 
   ClientOptions options_;
   std::string name_;
-  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_
+  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
   Fd link_;
   FrameDecoder decoder_;
   std::uint64_t generation_ = 0;
+  std::optional<Ended> last_ended_;  // kept until close, for a relay that loses it
+  Clock::time_point last_ended_at_{};
   std::mutex callback_mutex_;
   std::function<void(const Request&)> callback_;
   WakeUp wake_;
@@ -242,8 +301,9 @@ void Client::on_request(std::function<void(const Request&)> callback) { impl_->o
 bool Client::send_started(std::int64_t pid) { return impl_->send(Started{impl_->options().instance, pid}); }
 bool Client::send_ended(int status, std::chrono::steady_clock::time_point ended_at, std::string_view error_text,
                         ErrorSource source) {
-  return impl_->send(
-      Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail), source});
+  return impl_->send_ended(
+      Ended{impl_->options().instance, status, age_ns(ended_at), fit_text(error_text, kMaxText, Keep::kTail), source},
+      ended_at);
 }
 bool Client::send_activity(std::chrono::steady_clock::time_point last_output) {
   return impl_->send(Activity{impl_->options().instance, age_ns(last_output)});

@@ -64,7 +64,9 @@ class Client {
   bool send_stack_dump(std::string_view text, std::int64_t pid = 0, std::uint64_t main_thread = 0);
 
   [[nodiscard]] bool is_relay() const;
-  /// Stops the beat; a relay then lingers for its host's other agents (relay_linger).
+  /// Stops the beat; a relay then lingers for its host's other agents (relay_linger). An agent
+  /// that sent an Ended first makes sure its relay read it (client.cpp), else sends it again
+  /// through the host's next relay.
   void close() noexcept;
   /// The same with a linger of its own: 0 when this process must end now (its program failed and
   /// mpirun learns it only from our exit); the host's other agents then elect another relay.

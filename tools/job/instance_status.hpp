@@ -1,7 +1,8 @@
 #pragma once
 // The job directory: what an attempt keeps on each host's own disk. `popdist run` makes one per
 // attempt under its $TMPDIR (mkdtemp, 0700) and exports it as POPDIST_RUN_JOB_DIR; on another host
-// each agent makes the same path if it is missing (a node-local /tmp). Nothing in it crosses
+// the agents make the same path if it is missing (a node-local /tmp) and remove it at their end
+// (agent/host_job_directory.hpp). Nothing in it crosses
 // hosts: how an instance ended, its output and its stacks reach popdist run over the job's channel
 // (tools/channel). Files, per instance i, on i's host: instance<i>.error.json (torch's
 // TORCHELASTIC_ERROR_FILE, read by the agent), instance<i>.python and instance<i>.stacks (the
