@@ -15,8 +15,6 @@
 #include <optional>
 #include <thread>
 
-#include "channel/client.hpp"
-#include "channel/secret.hpp"
 #include "channel/server.hpp"
 #include "job/instance_plan.hpp"
 #include "job/instance_status.hpp"
@@ -37,6 +35,7 @@
 #include "run/plan/topology_table.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
+#include "run/supervise/job_channel.hpp"
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/process_runner.hpp"
 #include "run/supervise/stack_gathering.hpp"
@@ -296,50 +295,12 @@ long long steady_ns(std::chrono::steady_clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
 }
 
-/// The attempt's channel (tools/channel): a new secret, a server, and the two variables that tell
-/// the agents where it is -- the secret exported by name only (its value stays off every command
-/// line). nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
-std::unique_ptr<channel::Server> open_channel(const PreparedJob& job, JobRecords& records, MpirunContext& context) {
-  try {
-    const auto secret = channel::make_secret();
-    channel::ServerOptions options;
-    options.address = job.channel_address.loopback ? "127.0.0.1" : "";
-    options.secret = secret;
-    options.max_unauthenticated = std::max<std::size_t>(options.max_unauthenticated, job.plan.hosts.size());
-    channel::ServerCallbacks callbacks;
-    callbacks.on_message = [&records](channel::Delivery delivery) { records.on_delivery(delivery); };
-    callbacks.on_error = [](const std::string& line) { say(line); };
-    auto server = std::make_unique<channel::Server>(std::move(options), std::move(callbacks));
-    ::setenv(channel::kSecretVariable, secret.c_str(), 1);
-    context.forwarded.emplace_back(channel::kSecretVariable);
-    context.exports.emplace_back(channel::kAddressVariable,
-                                 fmt::format("{}:{}", job.channel_address.address, server->port()));
-    return server;
-  } catch (const std::exception& e) {
-    say(fmt::format("cannot open the job's channel ({}): the job runs, but no failure report, stack report or "
-                    "stall watch from its instances", e.what()));
-    return nullptr;
-  }
-}
-
-/// After mpirun ended: the agents' last messages may still be on their way (a relay, the server's
-/// thread); waits a moment for every instance that said it started to say how it ended.
-void settle(const JobRecords& records) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (;;) {
-    const auto all = records.snapshot();
-    const bool ended = std::all_of(all.begin(), all.end(), [](const InstanceRecord& r) { return !r.started || r.status; });
-    if (ended || std::chrono::steady_clock::now() >= deadline) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
 /// One attempt: a new job directory and channel, the command, mpirun, the report. Returns the job's status.
 int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
   const JobDirectory job_dir;
   MpirunContext context = attempt_context(job, attempt, job_dir.path());
   JobRecords records(job.plan.num_instances);
-  const auto channel = open_channel(job, records, context);
+  const auto channel = open_channel(job.channel_address, job.plan.hosts.size(), records, context);
   write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_mpirun_command(job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
