@@ -100,13 +100,18 @@ class Job:
         check(len(seen) == self.instances, f"only instances {sorted(seen)} said ready:\n{self.output}")
         time.sleep(1.5)  # every host's relay has connected and beaten
 
-    def finish(self):
+    def finish(self, lost=None):
+        """Waits for popdist run to exit, then restores the lost host: on this testbed its processes
+        hold popdist run's output pipe open (the rsh agent is `ip netns exec`, not ssh)."""
         try:
-            out, _ = self.process.communicate(timeout=RUN_TIMEOUT)
+            self.process.wait(timeout=RUN_TIMEOUT)
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
-            out, _ = self.process.communicate()
-            fail(f"popdist run did not end in {RUN_TIMEOUT} s:\n{self.output}{out}")
+            fail(f"popdist run did not end in {RUN_TIMEOUT} s:\n{self.output}")
+        finally:
+            if lost:
+                restore(lost)
+        out, _ = self.process.communicate(timeout=30)
         self.output += out
         print(self.output)
         return self.process.returncode, self.output
@@ -191,7 +196,7 @@ def lost(how):
             print(f"+ losing {hosts[-1]}: {how}", flush=True)
             start = time.monotonic()
             lose(hosts[-1], how)
-            status, out = job.finish()
+            status, out = job.finish(hosts[-1])
             elapsed = time.monotonic() - start
             print(f"from the loss to popdist run's end: {elapsed:.2f} s")
             lost_host_checks(job, status, out, hosts[-1], elapsed)
@@ -213,7 +218,7 @@ def shrink(popdist, testbed, hosts):
     try:
         job.wait_ready()
         lose(hosts[-1], "link-cut")
-        status, out = job.finish()
+        status, out = job.finish(hosts[-1])
     finally:
         restore(hosts[-1])
     check(status == 0, f"attempt 2 on the hosts left must succeed: status {status}")
@@ -231,7 +236,7 @@ def refused(popdist, testbed, hosts):
         job.wait_ready()
         start = time.monotonic()
         lose(hosts[-1], "link-cut")
-        status, out = job.finish()
+        status, out = job.finish(hosts[-1])
         elapsed = time.monotonic() - start
     finally:
         restore(hosts[-1])
