@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -43,13 +44,20 @@ def popdist_loss(popdist, testbed, host_timeout):
         job.wait_ready()
         start = time.monotonic()
         lost.lose("h2", "link-cut")
-        report_at = None
-        for line in job.process.stdout:
-            job.output += line
-            if report_at is None and "lost host:" in line:
-                report_at = time.monotonic() - start
+        report_at = []
+
+        def read():  # the lost host's processes hold the pipe open: read aside, wait for the exit
+            for line in job.process.stdout:
+                if not report_at and "lost host:" in line:
+                    report_at.append(time.monotonic() - start)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
         job.process.wait()
-        return report_at, time.monotonic() - start, job.process.returncode
+        end = time.monotonic() - start
+        lost.restore("h2")
+        reader.join(10)
+        return (report_at or [float("nan")])[0], end, job.process.returncode
     finally:
         lost.restore("h2")
 
@@ -77,14 +85,22 @@ def torchrun_loss(testbed, cap):
         time.sleep(3)
         start = time.monotonic()
         subprocess.run(["ip", "-n", "h2", "link", "set", "eth0", "down"], check=True)
-        os.set_blocking(h1.stdout.fileno(), False)
-        acted = None
-        while time.monotonic() - start < cap and acted is None:
-            chunk = h1.stdout.read() or ""
-            output += chunk
-            if h1.poll() is not None or re.search(r"(?i)restart|failed|timed out|error", chunk):
-                acted = time.monotonic() - start
+        acted = []
+
+        def read():  # h2's torchrun holds nothing of h1's pipe, but a read blocks: read aside
+            for line in h1.stdout:
+                lines.append(line)
+                if not acted and re.search(r"(?i)restart|failed|timed out|error", line):
+                    acted.append(time.monotonic() - start)
+
+        lines = []
+        threading.Thread(target=read, daemon=True).start()
+        while time.monotonic() - start < cap and not acted and h1.poll() is None:
             time.sleep(0.1)
+        if h1.poll() is not None and not acted:
+            acted.append(time.monotonic() - start)
+        output += "".join(lines)
+        acted = acted[0] if acted else None
         return acted, output
     finally:
         for process in (h1, h2):
