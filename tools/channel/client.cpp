@@ -1,5 +1,7 @@
 #include "channel/client.hpp"
 
+#include <cstdlib>
+
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -76,6 +78,15 @@ ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, s
   if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
   parse_address(*address, options);
   if (const auto host = lookup(kHostVariable); host && !host->empty()) options.host = *host;
+  if (const auto beat = lookup(kBeatVariable)) {
+    // For measuring the beat's cost (tests/bench); 0 turns it off, which --host-timeout then misreads.
+    char* end = nullptr;
+    const long long ms = std::strtoll(beat->c_str(), &end, 10);
+    if (beat->empty() || *end != '\0' || ms < 0) {
+      throw std::invalid_argument(std::string(kBeatVariable) + "=" + *beat + ": expected milliseconds >= 0 (0: off)");
+    }
+    options.beat_interval = std::chrono::milliseconds(ms == 0 ? 1LL << 40 : ms);
+  }
   options.instance = instance;
   return options;
 }

@@ -22,6 +22,8 @@ namespace popdist::cli::channel {
 inline constexpr const char* kAddressVariable = "POPDIST_CHANNEL_ADDRESS";
 /// The host name the relay is elected under, when not the machine's (fake hosts in tests).
 inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
+/// The beat's interval in ms when not the default 1000 (0: none); for the benchmark of its cost.
+inline constexpr const char* kBeatVariable = "POPDIST_CHANNEL_BEAT_MS";
 
 struct ClientOptions {
   std::string secret;

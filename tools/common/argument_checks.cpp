@@ -77,17 +77,28 @@ CLI::Validator switch_word() {
       [](std::string& text) { return switch_value(text) ? std::string() : switch_problem(text); }, "");
 }
 
-CLI::Validator positive_seconds() {
+namespace {
+
+CLI::Validator seconds(bool allow_zero) {
   return CLI::Validator(
-      [](std::string& text) {
+      [allow_zero](std::string& text) {
         char* end = nullptr;
         errno = 0;
         const double value = std::strtod(text.c_str(), &end);
-        const bool ok = !text.empty() && *end == '\0' && errno == 0 && value > 0 && value <= 1e9;
-        return ok ? std::string() : fmt::format("{} is not a number of seconds; expected a number > 0", shown(text));
+        const bool ok = !text.empty() && *end == '\0' && errno == 0 && (value > 0 || (allow_zero && value == 0)) &&
+                        value <= 1e9;
+        return ok ? std::string()
+                  : fmt::format("{} is not a number of seconds; expected a number {}", shown(text),
+                                allow_zero ? ">= 0 (0: off)" : "> 0");
       },
       "");
 }
+
+}  // namespace
+
+CLI::Validator positive_seconds() { return seconds(false); }
+
+CLI::Validator seconds_or_zero() { return seconds(true); }
 
 CLI::Validator not_empty() {
   return CLI::Validator([](std::string& text) { return text.empty() ? std::string("an empty value") : std::string(); },

@@ -30,6 +30,8 @@ inline constexpr std::string_view kSwitchWords = "yes/no, true/false, on/off or 
 
 /// Validator: a number of seconds, > 0 and finite (fractions allowed).
 [[nodiscard]] CLI::Validator positive_seconds();
+/// Validator: a number of seconds, >= 0 (0 turns the option off) and finite.
+[[nodiscard]] CLI::Validator seconds_or_zero();
 
 /// Validator: not empty.
 [[nodiscard]] CLI::Validator not_empty();

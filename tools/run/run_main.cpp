@@ -12,11 +12,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
+#include <set>
 #include <thread>
 
-#include "channel/client.hpp"
-#include "channel/secret.hpp"
 #include "channel/server.hpp"
 #include "job/instance_plan.hpp"
 #include "job/instance_status.hpp"
@@ -34,9 +34,12 @@
 #include "run/plan/host_source.hpp"
 #include "run/plan/job_variables.hpp"
 #include "run/plan/master_endpoint.hpp"
+#include "run/plan/next_attempt.hpp"
 #include "run/plan/topology_table.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
+#include "run/supervise/job_channel.hpp"
+#include "run/supervise/host_liveness.hpp"
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/process_runner.hpp"
 #include "run/supervise/stack_gathering.hpp"
@@ -296,64 +299,16 @@ long long steady_ns(std::chrono::steady_clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
 }
 
-/// The two variables that tell the agents where the channel is: the secret by name only (its value
-/// stays off every command line) and the address; --dry-run prints the port as "<port>".
-void add_channel_variables(MpirunContext& context, const ChannelAddress& address, const std::string& port) {
-  context.forwarded.emplace_back(channel::kSecretVariable);
-  context.exports.emplace_back(channel::kAddressVariable, fmt::format("{}:{}", address.address, port));
-}
+/// How one attempt ended: its status, and the hosts --host-timeout found lost.
+struct AttemptResult {
+  int status = 0;
+  std::vector<LostHost> lost;
+};
 
-/// The attempt's channel (tools/channel): a new secret, a server, and the two variables that tell
-/// the agents where it is -- the secret exported by name only (its value stays off every command
-/// line). nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
-std::unique_ptr<channel::Server> open_channel(const PreparedJob& job, JobRecords& records, MpirunContext& context) {
-  try {
-    const auto secret = channel::make_secret();
-    channel::ServerOptions options;
-    options.address = job.channel_address.loopback ? "127.0.0.1" : "";
-    options.secret = secret;
-    options.max_unauthenticated = std::max<std::size_t>(options.max_unauthenticated, job.plan.hosts.size());
-    channel::ServerCallbacks callbacks;
-    callbacks.on_message = [&records](channel::Delivery delivery) { records.on_delivery(delivery); };
-    callbacks.on_error = [](const std::string& line) { say(line); };
-    auto server = std::make_unique<channel::Server>(std::move(options), std::move(callbacks));
-    ::setenv(channel::kSecretVariable, secret.c_str(), 1);
-    add_channel_variables(context, job.channel_address, std::to_string(server->port()));
-    return server;
-  } catch (const std::exception& e) {
-    say(fmt::format("cannot open the job's channel ({}): the job runs, but no failure report, stack report or "
-                    "stall watch from its instances", e.what()));
-    return nullptr;
-  }
-}
-
-/// After mpirun ended: the agents' last messages may still be on their way (a relay, the server's
-/// thread); waits a moment for every instance that said it started to say how it ended.
-void settle(const JobRecords& records) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  for (;;) {
-    const auto all = records.snapshot();
-    const bool ended = std::all_of(all.begin(), all.end(), [](const InstanceRecord& r) { return !r.started || r.status; });
-    if (ended || std::chrono::steady_clock::now() >= deadline) return;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-}
-
-/// One attempt: a new job directory and channel, the command, mpirun, the report. Returns the job's status.
-int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
-  const JobDirectory job_dir;
-  MpirunContext context = attempt_context(job, attempt, job_dir.path());
-  JobRecords records(job.plan.num_instances);
-  const auto channel = open_channel(job, records, context);
-  write_launcher_file(job_dir.path(), job.plan.num_instances);
-  const auto command = build_mpirun_command(job.plan, job.options, context);
-  if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
-  const auto job_name = fmt::format("the job in {}", job_dir.path());
-  const auto gather = [&](std::chrono::milliseconds wait) {
-    return channel ? gather_stack_report(*channel, records, wait, job_name)
-                   : fmt::format("popdist run: {} has no channel to its instances: no stacks\n", job_name);
-  };
-  const StackQueryService queries(job_dir.path(), gather);
+/// What watches mpirun while it runs: its teardown, the stall watch, and the hosts' beats.
+HangWatch attempt_watch(const PreparedJob& job, const JobRecords& records,
+                        const std::function<std::string(std::chrono::milliseconds)>& gather,
+                        std::vector<LostHost>& lost) {
   HangWatch watch;
   watch.unreaped_limit = std::chrono::seconds(5);
   watch.first_failure = [&records] { return first_failure_status(records.snapshot()); };
@@ -361,37 +316,104 @@ int run_attempt(const PreparedJob& job, const std::string& mpirun_path, int atte
   if (job.options.stall_timeout) {
     watch.stall_limit = std::chrono::milliseconds(static_cast<long long>(*job.options.stall_timeout * 1000));
     watch.keep_running_on_stall = job.options.stall_keep_running;
-    watch.on_stall = [&] {
+    watch.on_stall = [&job, gather] {
       say(fmt::format("no output from any instance for {} s (--stall-timeout): where each instance is",
                       *job.options.stall_timeout));
       fmt::print(stderr, "{}", gather(std::chrono::seconds(5)));
       std::fflush(stderr);
     };
   }
+  if (job.options.host_timeout > 0) {
+    const auto limit = std::chrono::milliseconds(static_cast<long long>(job.options.host_timeout * 1000));
+    watch.lost_host_grace = std::chrono::seconds(job.options.grace_period + 2);
+    watch.host_lost = [&job, &records, &lost, limit] {
+      lost = silent_hosts(job.plan, records.snapshot(), records.last_heard(), std::chrono::steady_clock::now(), limit);
+      if (!lost.empty()) {
+        say(fmt::format("lost host {}: not heard from within --host-timeout {} s; ending the attempt",
+                        describe_lost(lost), job.options.host_timeout));
+      }
+      return !lost.empty();
+    };
+  }
+  return watch;
+}
+
+/// One attempt: a new job directory and channel, the command, mpirun, the report.
+AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
+  const JobDirectory job_dir;
+  MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  JobRecords records(job.plan.num_instances);
+  const auto channel = open_channel(job.channel_address, job.plan.hosts.size(), records, context);
+  write_launcher_file(job_dir.path(), job.plan.num_instances);
+  const auto command = build_mpirun_command(job.plan, job.options, context);
+  if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
+  const auto job_name = fmt::format("the job in {}", job_dir.path());
+  const std::function<std::string(std::chrono::milliseconds)> gather = [&](std::chrono::milliseconds wait) {
+    return channel ? gather_stack_report(*channel, records, wait, job_name)
+                   : fmt::format("popdist run: {} has no channel to its instances: no stacks\n", job_name);
+  };
+  const StackQueryService queries(job_dir.path(), gather);
+  AttemptResult result;
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  const int status = run_and_wait(mpirun_path, command.argv, watch);
-  if (status != 0) settle(records);
-  const auto failures = status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
-  if (status != 0 && status != kStallStatus && stop_signal_received() == 0) {
-    const auto report = failure_report(failures, start, attempt, job.options.max_restarts + 1, status);
+  result.status = run_and_wait(mpirun_path, command.argv, attempt_watch(job, records, gather, result.lost));
+  const bool stopped = stop_signal_received() != 0;
+  if (result.status != 0) settle(records);
+  if (result.status != 0 && result.lost.empty() && !stopped && job.options.host_timeout > 0) {
+    // mpirun may end first, having seen a daemon die: a host that neither ended nor beats is lost too.
+    result.lost = hosts_gone_before_the_end(job.plan, records.snapshot(), records.last_heard(),
+                                            std::chrono::steady_clock::now());
+    if (!result.lost.empty()) result.status = kLostHostStatus;
+  }
+  const auto failures = result.status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
+  if (result.status != 0 && result.status != kStallStatus && !stopped) {
+    const auto report =
+        failure_report(failures, start, attempt, job.options.max_restarts + 1, result.status, result.lost);
     fmt::print(stderr, "{}{}", report, process_limit_hint());
     std::fflush(stderr);
   }
   if (!job.options.report_file.empty()) {
-    const AttemptOutcome outcome{status, attempt, job.options.max_restarts + 1, stop_signal_received() != 0, start};
+    const AttemptOutcome outcome{result.status, attempt, job.options.max_restarts + 1, stopped, start, result.lost};
     write_report_file(job.options.report_file, outcome, failures);
   }
-  return status;
+  return result;
+}
+
+/// After a lost host: the job on the hosts left (next_attempt.hpp), re-planned and re-checked;
+/// false, after saying why, when it may not shrink.
+bool leave_out(PreparedJob& job, const std::vector<LostHost>& lost, std::set<std::string>& left_out,
+               const EnvLookup& env) {
+  for (const auto& host : lost) left_out.insert(host.host);
+  const auto next = next_attempt(job.options, job.selection->hosts, left_out);
+  if (!next.refusal.empty()) {
+    say(fmt::format("no restart: {}", next.refusal));
+    return false;
+  }
+  job.options = with_counts(job.options, next);
+  job.selection->hosts = next.hosts;
+  job.plan = plan_launch(next.num_instances, next.num_replicas, job.options.ipus_per_replica, next.hosts);
+  // The first host may be gone: torchrun's master moves to the new plan's (a fixed one stays).
+  const MasterEndpoint master = choose_master(job.plan, job.options, env, real_network());
+  job.context.master_addr = master.address;
+  job.context.master_port = master.port;
+  job.channel_address = choose_channel_address(job.plan, real_network());
+  say(fmt::format("left out of every later attempt: {} (lost); the job goes on with {} instance(s), {} replica(s) "
+                  "on {} host(s) (--min-instances {})",
+                  describe_lost(lost), next.num_instances, next.num_replicas, next.hosts.size(),
+                  *job.options.min_instances));
+  return true;
 }
 
 /// The attempts of --max-restarts: a failed attempt is followed by another after a short growing
-/// pause, unless the user or a scheduler stopped the job (design.md §12).
-int run_attempts(const PreparedJob& job, const std::string& mpirun_path) {
+/// pause, unless the user or a scheduler stopped the job (design.md §12); a lost host is left out
+/// of every later attempt, or ends the job when it may not shrink (--min-instances).
+int run_attempts(PreparedJob& job, const std::string& mpirun_path, const EnvLookup& env) {
+  std::set<std::string> left_out;
   for (int attempt = 0;; ++attempt) {
-    const int status = run_attempt(job, mpirun_path, attempt);
+    const auto [status, lost] = run_attempt(job, mpirun_path, attempt);
     if (status == 0 || status == kStallStatus || stop_signal_received() != 0 || attempt >= job.options.max_restarts) {
       return status;
     }
+    if (!lost.empty() && !leave_out(job, lost, left_out, env)) return status;
     const int pause = std::min(1 << std::min(attempt, 5), 30);
     say(fmt::format("restarting the whole job in {} s (attempt {} of {})", pause, attempt + 2,
                     job.options.max_restarts + 1));
@@ -432,7 +454,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   end_with_launching_process(env);
   try {
     if (job.hooked_python_path) ::setenv("PYTHONPATH", job.hooked_python_path->c_str(), 1);  // for mpirun to pass on
-    return run_attempts(job, *mpirun);
+    return run_attempts(job, *mpirun, env);
   } catch (const Error& e) {
     say(e.what());
     return 1;

@@ -56,6 +56,20 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->check(not_empty())
       ->type_name("FILE")
       ->multi_option_policy(last);
+  sub.add_option("--host-timeout", options.host_timeout,
+                 "A host whose agents are not heard from for S seconds is lost: the attempt ends at once and the "
+                 "report names the host (exit status 122); 0: off")
+      ->check(seconds_or_zero())
+      ->type_name("S")
+      ->multi_option_policy(last)
+      ->capture_default_str();
+  sub.add_option("--min-instances", options.min_instances,
+                 "With --max-restarts, a lost host is left out and the next attempt runs on the hosts left (same "
+                 "instances per host and replicas per instance) while at least M instances remain [default: never "
+                 "shrink]")
+      ->check(whole_number(1, kMaxInstances))
+      ->type_name("M")
+      ->multi_option_policy(last);
   sub.add_option("--grace-period", options.grace_period,
                  "Seconds between the SIGTERM that ends an instance and the SIGKILL if it is still there (mpirun waits "
                  "this long at every teardown)")
@@ -74,7 +88,8 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       "POPDIST_REPLICA_INDEX_OFFSET, POPDIST_NUM_IPUS_PER_REPLICA, POPDIST_UNIFORM_REPLICAS_PER_INSTANCE\n"
       "and POPDIST_LOCAL_INSTANCE_INDEX, and torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,\n"
       "GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
-      "Exit status: the job's (non-zero when any instance failed); 2 usage error; 127 mpirun not on PATH.");
+      "Exit status: the job's (non-zero when any instance failed); 2 usage error; 122 a host was lost\n"
+      "(--host-timeout); 125 stalled (--stall-timeout); 127 mpirun not on PATH.");
   // PopRun's command line: `poprun [options] program [args]`. Everything from the first positional
   // word on is the program's, options included.
   sub.positionals_at_end();

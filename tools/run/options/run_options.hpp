@@ -41,6 +41,8 @@ struct RunOptions {
   std::optional<double> stall_timeout;        ///< --stall-timeout: seconds of silence before the stack report
   bool stall_keep_running = false;            ///< --stall-keep-running: report, do not end the job
   std::string report_file;                    ///< --report-file: each attempt's outcome as JSON (run/report/report_file.hpp)
+  double host_timeout = 10;                   ///< --host-timeout: seconds without a word from a host before it is lost (0: off)
+  std::optional<int> min_instances;           ///< --min-instances: after a lost host, restart on fewer down to this
   int grace_period = 1;                       ///< --grace-period: seconds from SIGTERM to SIGKILL (Open MPI's 1)
 };
 

@@ -20,6 +20,22 @@ std::string names_of(const std::vector<HostSpec>& hosts) {
   return names;
 }
 
+/// --min-instances: it shrinks the job between the attempts of --max-restarts, after a host
+/// that --host-timeout found lost.
+void restart_problems(const RunOptions& options, std::vector<std::string>& problems) {
+  if (!options.min_instances) return;
+  const int min = *options.min_instances;
+  if (options.max_restarts == 0) {
+    problems.push_back(fmt::format("--min-instances {} needs --max-restarts N (the attempts that may run on fewer hosts)", min));
+  }
+  if (min > options.num_instances) {
+    problems.push_back(fmt::format("--min-instances {}: expected at most --num-instances {}", min, options.num_instances));
+  }
+  if (options.host_timeout == 0) {
+    problems.push_back(fmt::format("--min-instances {} needs --host-timeout S > 0 (how a host is found lost)", min));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> option_problems(const RunOptions& options) {
@@ -39,6 +55,7 @@ std::vector<std::string> option_problems(const RunOptions& options) {
   if (options.stall_keep_running && !options.stall_timeout) {
     problems.emplace_back("--stall-keep-running needs --stall-timeout S (when to report)");
   }
+  restart_problems(options, problems);
   const int replicas = total_replicas(options);
   const auto out_of_range = [&problems](std::string_view option, int value, int max) {
     if (value >= 1 && value <= max) return false;

@@ -75,9 +75,15 @@ std::optional<int> first_failure_status(const std::vector<InstanceRecord>& recor
 }
 
 std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt, int attempts,
-                           int status) {
-  std::string text = fmt::format("popdist run: the job failed ({}){}\n", describe_status(status),
+                           int status, const std::vector<LostHost>& lost) {
+  std::string text = fmt::format("popdist run: the job failed ({}){}\n",
+                                 lost.empty() ? describe_status(status) : fmt::format("lost host, exit status {}", status),
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
+  for (const auto& host : lost) {
+    text += fmt::format("  lost host: {}: no word from its agents (link down, machine down, or its processes or "
+                        "Open MPI's daemon killed)\n",
+                        describe_lost({host}));
+  }
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see mpirun's message above\n";

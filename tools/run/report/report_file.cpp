@@ -38,9 +38,20 @@ std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure
   // The block popdist run prints, whole, so that a caller shows it without laying it out again.
   json.key("text").value(outcome.status == 0 ? std::string() : failure_report(failures, outcome.start_ns,
                                                                                outcome.attempt, outcome.attempts,
-                                                                               outcome.status));
+                                                                               outcome.status, outcome.lost));
   json.key("failures").begin_array();
   for (const auto& failure : failures) write_failure(json, failure, failures.front(), outcome.start_ns);
+  json.end_array();
+  json.key("lost_hosts").begin_array();
+  for (const auto& host : outcome.lost) {
+    json.begin_object();
+    json.key("host").value(host.host);
+    json.key("instances").begin_array();
+    for (const int instance : host.instances) json.value(instance);
+    json.end_array();
+    json.key("last_heard_ms").value(static_cast<std::int64_t>(host.silent.count()));
+    json.end_object();
+  }
   json.end_array();
   json.end_object();
   text << "\n";

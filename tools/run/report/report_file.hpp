@@ -17,11 +17,13 @@ struct AttemptOutcome {
   int attempts = 1;           ///< 1 + --max-restarts
   bool stopped = false;       ///< a signal (Ctrl-C, SIGTERM, SIGHUP) ended the job
   long long start_ns = 0;     ///< the attempt's start, wall clock
+  std::vector<LostHost> lost; ///< the hosts --host-timeout found lost
 };
 
 /// The report as JSON text: {"status", "status_text", "attempt", "attempts", "stopped", "text"
 /// (failure_report()'s block; empty on success), "failures": [{"instance", "host", "status", "status_text", "after_ms", "stopped_by_teardown",
-/// "error_source", "error_lines"}]}, first failure first.
+/// "error_source", "error_lines"}], "lost_hosts": [{"host", "instances", "last_heard_ms"}]}, first
+/// failure first.
 [[nodiscard]] std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure>& failures);
 
 /// Writes report_json() to `path` whole (a temporary file renamed over it, so that a reader never

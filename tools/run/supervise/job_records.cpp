@@ -34,6 +34,11 @@ JobRecords::JobRecords(int num_instances) : records_(static_cast<std::size_t>(st
 }
 
 void JobRecords::on_delivery(const channel::Delivery& delivery) {
+  {
+    std::lock_guard lock(mutex_);
+    auto& heard = heard_[delivery.host];
+    heard = std::max(heard, delivery.arrived);
+  }
   const auto instance = instance_of(delivery.message);
   if (!instance || *instance < 0 || static_cast<std::size_t>(*instance) >= records_.size()) return;
   {
@@ -71,6 +76,11 @@ std::optional<SteadyTime> JobRecords::last_output() const {
     if (record.last_output && (!newest || *record.last_output > *newest)) newest = record.last_output;
   }
   return newest;
+}
+
+std::map<std::string, SteadyTime> JobRecords::last_heard() const {
+  std::lock_guard lock(mutex_);
+  return heard_;
 }
 
 void JobRecords::forget_stack_dumps() {

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -45,6 +46,9 @@ class JobRecords {
   /// The newest output of any instance (a start counts), nullopt before any.
   [[nodiscard]] std::optional<SteadyTime> last_output() const;
 
+  /// When each host (as its relay names itself) was last heard from: any message, a Beat included.
+  [[nodiscard]] std::map<std::string, SteadyTime> last_heard() const;
+
   /// Forgets every stack dump, before a new Request.
   void forget_stack_dumps();
   /// Waits until every started instance that has not ended answered, or until `deadline`.
@@ -56,6 +60,7 @@ class JobRecords {
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
   std::vector<InstanceRecord> records_;
+  std::map<std::string, SteadyTime> heard_;  // by channel host
 };
 
 }  // namespace popdist::cli

@@ -77,6 +77,24 @@ int lowest_failure(const std::vector<UnreapedChild>& children) {
   return lowest;
 }
 
+/// Ends `pid` after a host was lost: SIGTERM (mpirun ends the instances it can reach), then
+/// SIGKILL when it is still there after `grace` (its teardown waiting on the lost host's daemon).
+pid_t end_for_lost_host(pid_t pid, std::chrono::milliseconds grace, int& status) {
+  ::kill(pid, SIGTERM);
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  bool reaped = false;
+  while (!reaped && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    reaped = ::waitpid(pid, &status, WNOHANG) == pid;
+  }
+  if (!reaped) {
+    ::kill(pid, SIGKILL);
+    wait_for(pid, status);
+  }
+  status = W_EXITCODE(kLostHostStatus, 0);
+  return pid;
+}
+
 /// waitpid for `pid`, polling, while watching its children: one that has ended and stays
 /// unreaped for the watch's limit means the program's own event loop has stopped (mpirun hanging
 /// in PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
@@ -106,6 +124,7 @@ pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::strin
       stuck = stuck || now - since >= limit;
     }
     unreaped_since = std::move(still);
+    if (watch.host_lost && watch.host_lost()) return end_for_lost_host(pid, watch.lost_host_grace, status);
     if (stall && stall->stalled()) {
       if (watch.on_stall) watch.on_stall();
       if (watch.keep_running_on_stall) {

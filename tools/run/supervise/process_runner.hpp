@@ -28,10 +28,17 @@ struct HangWatch {
   std::optional<std::chrono::milliseconds> stall_limit;
   std::function<void()> on_stall;
   bool keep_running_on_stall = false;
+  /// --host-timeout: true once a host is lost (host_liveness.hpp); the program is then ended --
+  /// SIGTERM, and SIGKILL after `lost_host_grace` (a cut link can hold mpirun's teardown
+  /// forever) -- with status kLostHostStatus.
+  std::function<bool()> host_lost;
+  std::chrono::milliseconds lost_host_grace{3000};
 };
 
 /// popdist run's exit status after --stall-timeout ended a job.
 inline constexpr int kStallStatus = 125;
+/// popdist run's exit status after a host was lost (--host-timeout).
+inline constexpr int kLostHostStatus = 122;
 
 /// The SIGINT, SIGTERM or SIGHUP that reached popdist run during the last run_and_wait (the user
 /// or a scheduler stopping the job: no restart then); 0 when none did.

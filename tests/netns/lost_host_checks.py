@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""popdist run when a host is lost (issue 42): --host-timeout, and --max-restarts going on without it.
+
+The launcher runs on h1 with a node-local TMPDIR on every other host (as cross_host_checks.py).
+2 instances per host. A host is lost three ways -- its link cut (`ip -n hX link set eth0 down`:
+no reset ever arrives), all its processes killed, only Open MPI's daemon (orted) killed -- and
+each time popdist run must end within a bound with exit status 122, a report naming the host and
+its instances, and nothing of the job left on h1. A host whose program computes silently for
+several host-timeouts is not lost. With --max-restarts 1 --min-instances the job goes on without
+the lost host; below --min-instances it is refused. Used by CTest as
+
+    lost_host_checks.py <check> <popdist> <testbed> <h1,h2[,h3]>
+        check: link-cut, killed, orted-killed, busy, shrink, refused
+
+The namespaces are restored (link up, the lost host's leftovers killed) after every check.
+Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is missing).
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
+
+RUN_TIMEOUT = 100
+HOST_TIMEOUT = 3
+# From the loss to popdist run's exit: the host-timeout, the grace (1 s) + 2 s before SIGKILL,
+# and slack for a loaded 2-core machine.
+END_BOUND = HOST_TIMEOUT + 3 + 8
+LOST_STATUS = 122
+
+# argv[1]: "spin" waits to be torn down; "busy" computes without a word for argv[2] seconds and
+# ends. After a restart every instance prints its counts and ends.
+PROGRAM = r"""
+import os, sys, time
+mode, rank = sys.argv[1], int(os.environ["RANK"])
+if os.environ.get("POPDIST_RESTART_COUNT", "0") != "0":
+    print("attempt", os.environ["POPDIST_RESTART_COUNT"], "rank", rank, "world", os.environ["WORLD_SIZE"],
+          "replicas", os.environ["POPDIST_NUM_TOTAL_REPLICAS"], "host", os.uname().nodename, flush=True)
+    sys.exit(0)
+print("ready", rank, flush=True)
+if mode == "busy":
+    end = time.monotonic() + float(sys.argv[2])
+    x = 0
+    while time.monotonic() < end:
+        x += sum(i * i for i in range(10000))
+    sys.exit(0)
+while True:
+    time.sleep(0.05)
+"""
+
+
+def fail(message):
+    print(f"FAILED: {message}")
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
+class Job:
+    def __init__(self, popdist, testbed, hosts, args, extra=()):
+        self.hosts = hosts
+        self.tmp = tempfile.mkdtemp(prefix="popdist-lost-")
+        self.tmpdir = os.path.join(self.tmp, "node-local")
+        os.mkdir(self.tmpdir)
+        self.script = os.path.join(self.tmp, "job.py")
+        with open(self.script, "w") as f:
+            f.write(PROGRAM)
+        self.report_file = os.path.join(self.tmp, "report.json")
+        rsh = os.path.join(testbed, "netns_private_rsh.sh")
+        global_args = ["--mca", "plm_rsh_agent", rsh, *netns_checks.OPEN_MPI_ARGS]
+        self.instances = 2 * len(hosts)
+        env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
+        command = [os.path.join(testbed, "on_host.sh"), hosts[0], popdist, "run", "--num-instances",
+                   str(self.instances), "--host", ",".join(f"{h}:2" for h in hosts), "--report-file",
+                   self.report_file, "--host-timeout", str(HOST_TIMEOUT), "--mpi-global-args", " ".join(global_args),
+                   *extra, "--", sys.executable, self.script, *args]
+        print("+ " + " ".join(command), flush=True)
+        self.output = ""
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                        env=env, start_new_session=True)
+
+    def wait_ready(self, seconds=60):
+        seen, deadline = set(), time.monotonic() + seconds
+        while len(seen) < self.instances and time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            self.output += line
+            match = re.search(r"ready (\d+)", line)
+            if match:
+                seen.add(int(match.group(1)))
+        check(len(seen) == self.instances, f"only instances {sorted(seen)} said ready:\n{self.output}")
+        time.sleep(1.5)  # every host's relay has connected and beaten
+
+    def finish(self, lost=None):
+        """Waits for popdist run to exit, then restores the lost host: on this testbed its processes
+        hold popdist run's output pipe open (the rsh agent is `ip netns exec`, not ssh)."""
+        try:
+            self.process.wait(timeout=RUN_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            fail(f"popdist run did not end in {RUN_TIMEOUT} s:\n{self.output}")
+        finally:
+            if lost:
+                restore(lost)
+        out, _ = self.process.communicate(timeout=30)
+        self.output += out
+        print(self.output)
+        return self.process.returncode, self.output
+
+
+def pids_on(host, name=None):
+    pids = subprocess.run(["ip", "netns", "pids", host], capture_output=True, text=True).stdout.split()
+    if name is None:
+        return pids
+    named = []
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                if f.read().strip() == name:
+                    named.append(pid)
+        except OSError:
+            pass
+    return named
+
+
+def kill(pids):
+    for pid in pids:
+        try:
+            os.kill(int(pid), signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def restore(host):
+    subprocess.run(["ip", "-n", host, "link", "set", "eth0", "up"], check=False)
+    kill(pids_on(host))
+
+
+def nothing_left_on(host, script):
+    deadline = time.monotonic() + 10  # the agents end with mpirun (parent death); give them a moment
+    while time.monotonic() < deadline:
+        left = [pid for pid in pids_on(host) if script in _cmdline(pid) or "orted" in _cmdline(pid)]
+        if not left:
+            return
+        time.sleep(0.2)
+    fail(f"left running on {host}: {[_cmdline(pid) for pid in left]}")
+
+
+def _cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline") as f:
+            return f.read().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def lose(host, how):
+    if how == "link-cut":
+        subprocess.run(["ip", "-n", host, "link", "set", "eth0", "down"], check=True)
+    elif how == "killed":
+        kill(pids_on(host))
+    else:
+        orted = pids_on(host, "orted")
+        check(orted, f"no orted in {host}'s namespace")
+        kill(orted)
+
+
+def lost_host_checks(job, status, out, lost, elapsed):
+    index = job.hosts.index(lost)
+    instances = f"instances {2 * index}, {2 * index + 1}"
+    check(status == LOST_STATUS, f"exit status {LOST_STATUS} (lost host) expected, got {status}")
+    check(elapsed <= END_BOUND, f"popdist run took {elapsed:.1f} s after the loss, more than {END_BOUND} s")
+    check(re.search(rf"lost host: {lost} \({instances}; last heard [\d.]+ s ago\)", out),
+          f"the report does not name {lost} and its {instances}:\n{out}")
+    check("the job failed (lost host, exit status 122" in out, f"the status line does not say lost host:\n{out}")
+    import json
+    with open(job.report_file) as f:
+        report = json.load(f)
+    check([h["host"] for h in report["lost_hosts"]] == [lost], f"--report-file's lost_hosts: {report['lost_hosts']}")
+
+
+def lost(how):
+    def run(popdist, testbed, hosts):
+        job = Job(popdist, testbed, hosts, ["spin"])
+        try:
+            job.wait_ready()
+            print(f"+ losing {hosts[-1]}: {how}", flush=True)
+            start = time.monotonic()
+            lose(hosts[-1], how)
+            status, out = job.finish(hosts[-1])
+            elapsed = time.monotonic() - start
+            print(f"from the loss to popdist run's end: {elapsed:.2f} s")
+            lost_host_checks(job, status, out, hosts[-1], elapsed)
+            nothing_left_on(hosts[0], job.script)
+        finally:
+            restore(hosts[-1])
+    return run
+
+
+def busy(popdist, testbed, hosts):
+    job = Job(popdist, testbed, hosts, ["busy", str(3 * HOST_TIMEOUT)])
+    status, out = job.finish()
+    check(status == 0, f"a busy job must succeed, got status {status}")
+    check("lost host" not in out, f"a busy host was declared lost:\n{out}")
+
+
+def shrink(popdist, testbed, hosts):
+    job = Job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "4"))
+    try:
+        job.wait_ready()
+        lose(hosts[-1], "link-cut")
+        status, out = job.finish(hosts[-1])
+    finally:
+        restore(hosts[-1])
+    check(status == 0, f"attempt 2 on the hosts left must succeed: status {status}")
+    check(f"lost host: {hosts[-1]} (instances 4, 5;" in out, f"attempt 1's report does not name {hosts[-1]}:\n{out}")
+    check(f"left out of every later attempt: {hosts[-1]}" in out, f"the left-out host is not said:\n{out}")
+    said = re.findall(r"attempt 1 rank (\d+) world (\d+) replicas (\d+) host (\S+)", out)
+    check(sorted(int(r) for r, *_ in said) == [0, 1, 2, 3], f"attempt 2 must run ranks 0-3:\n{out}")
+    check(all(w == "4" and r == "4" for _, w, r, _ in said), f"attempt 2's counts are not 4: {said}")
+    check({h for *_, h in said} == set(hosts[:-1]), f"attempt 2 ran on {sorted({h for *_, h in said})}")
+
+
+def refused(popdist, testbed, hosts):
+    job = Job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "6"))
+    try:
+        job.wait_ready()
+        start = time.monotonic()
+        lose(hosts[-1], "link-cut")
+        status, out = job.finish(hosts[-1])
+        elapsed = time.monotonic() - start
+    finally:
+        restore(hosts[-1])
+    lost_host_checks(job, status, out, hosts[-1], elapsed)
+    check("no restart: lost host(s) h3: 4 instance(s) on the 2 host(s) left are fewer than --min-instances 6" in out,
+          f"the refusal is not said:\n{out}")
+    check("restarting" not in out, f"a restart below --min-instances:\n{out}")
+
+
+CHECKS = {"link-cut": lost("link-cut"), "killed": lost("killed"), "orted-killed": lost("orted-killed"),
+          "busy": busy, "shrink": shrink, "refused": refused}
+
+
+def main(argv):
+    if len(argv) != 5 or argv[1] not in CHECKS:
+        print(f"usage: lost_host_checks.py {'|'.join(CHECKS)} <popdist> <testbed> <h1,h2[,h3]>", file=sys.stderr)
+        return 2
+    popdist, testbed, hosts = argv[2], argv[3], argv[4].split(",")
+    netns_checks.require_testbed(testbed)
+    netns_checks.require_mpirun()
+    if not set(hosts) <= netns_checks.namespaces():
+        netns_checks.skip(f"the namespaces {hosts} are not up (the netns fixture makes them)")
+    CHECKS[argv[1]](popdist, testbed, hosts)
+    print(f"{argv[1]} on {','.join(hosts)}: passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
