@@ -162,10 +162,12 @@ def node_state(env, node):
     return listing[0] if listing else "?"
 
 
-def node_failure(popdist, testbed, no_kill):
-    """sbatch -N2, popdist run with 4 instances, 2 per node; node n2 fails (slurm_node.sh kills its
-    slurmd and every process on it). popdist run must end with a failure status within seconds,
-    leaving nothing running; Slurm marks n2 DOWN after SlurmdTimeout (30 s on the testbed)."""
+def node_failure(popdist, testbed, no_kill, what="kill"):
+    """sbatch -N2, popdist run with 4 instances, 2 per node; node n2 fails (slurm_node.sh `what`:
+    `kill`, its slurmd and every process on it; `kill-daemons`, only its slurmd and slurmstepds).
+    popdist run must end with the lost-host status naming n2 (within seconds when n2's processes
+    die; when Slurm kills them at DOWN, after SlurmdTimeout, 30 s on the testbed), leaving nothing
+    running; Slurm marks n2 DOWN."""
     env = dict(slurm_environment(popdist, testbed), OMP_NUM_THREADS="1")
     token = f"{os.getpid()}{int(time.time())}"
     node_script = os.path.join(testbed, "slurm_node.sh")
@@ -177,13 +179,18 @@ def node_failure(popdist, testbed, no_kill):
                         ["--ntasks-per-node=2"] + (["--no-kill"] if no_kill else []))
         try:
             wait_for_lines(out, r"ready \d", 4, 60)
-            killed = run([node_script, "kill", "n2"], env=env)
+            killed = run([node_script, what, "n2"], env=env)
             start = time.monotonic()
             check(killed.returncode == 0, describe(killed))
-            wait_for_lines(out, r"popdist run ended: \d+", 1, 30)
+            wait_for_lines(out, r"popdist run ended: \d+", 1, 30 if what == "kill" else 100)
             ended = time.monotonic() - start
             status = int(re.search(r"popdist run ended: (\d+)", read(out)).group(1))
-            check(status != 0, f"popdist run must fail when a node fails: {read(out)}")
+            if what == "kill":  # n2 falls silent: a lost host
+                check(status == 122 and re.search(r"lost host: n2 \(instances 2, 3;", read(out)),
+                      f"popdist run must fail naming n2 lost (status 122) when a node fails: {status} {read(out)}")
+            else:  # Slurm ends n2's step at DOWN: its agents report the SIGTERM, and mpirun ends with 0
+                check(status != 0 and "popdist run: the job failed" in read(out),
+                      f"popdist run must fail, with its report, when Slurm ends n2's step: {status} {read(out)}")
             deadline = time.monotonic() + 10
             while processes_with(token) and time.monotonic() < deadline:
                 time.sleep(0.2)
@@ -205,7 +212,8 @@ def node_failure(popdist, testbed, no_kill):
 CHECKS = {"preemption-exec": preemption_exec, "preemption-steps": preemption_steps,
           "preemption-old-recipe": preemption_old_recipe,
           "node-failure": lambda popdist, testbed: node_failure(popdist, testbed, no_kill=False),
-          "node-failure-no-kill": lambda popdist, testbed: node_failure(popdist, testbed, no_kill=True)}
+          "node-failure-no-kill": lambda popdist, testbed: node_failure(popdist, testbed, no_kill=True),
+          "node-daemons-lost-no-kill": lambda popdist, testbed: node_failure(popdist, testbed, True, "kill-daemons")}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))

@@ -338,6 +338,21 @@ HangWatch attempt_watch(const PreparedJob& job, const JobRecords& records,
   return watch;
 }
 
+/// mpirun said 0, but the agents may disagree: an instance that started and never said how it ended
+/// had its host go away (Slurm's --no-kill kills Open MPI's daemon on a failed node and mpirun
+/// then ends with 0), and one that ended badly failed. Either way the attempt failed.
+void check_success(const PreparedJob& job, const JobRecords& records, AttemptResult& result) {
+  settle(records);
+  const auto all = records.snapshot();
+  const bool failed = std::any_of(all.begin(), all.end(), [](const InstanceRecord& r) { return r.status && *r.status != 0; });
+  result.lost = hosts_gone_before_the_end(job.plan, all, records.last_heard(), std::chrono::steady_clock::now());
+  if (!result.lost.empty()) {
+    result.status = kLostHostStatus;
+  } else if (failed) {
+    result.status = 1;
+  }
+}
+
 /// One attempt: a new job directory and channel, the command, mpirun, the report.
 AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
   const JobDirectory job_dir;
@@ -358,6 +373,7 @@ AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path
   result.status = run_and_wait(mpirun_path, command.argv, attempt_watch(job, records, gather, result.lost));
   const bool stopped = stop_signal_received() != 0;
   if (result.status != 0) settle(records);
+  if (result.status == 0 && !stopped && channel) check_success(job, records, result);
   if (result.status != 0 && result.lost.empty() && !stopped && job.options.host_timeout > 0) {
     // mpirun may end first, having seen a daemon die: a host that neither ended nor beats is lost too.
     result.lost = hosts_gone_before_the_end(job.plan, records.snapshot(), records.last_heard(),
