@@ -20,6 +20,8 @@ namespace {
 constexpr std::size_t kMaxQuestion = 32;
 constexpr auto kQuestionDeadline = std::chrono::seconds(2);
 constexpr auto kLongestWait = std::chrono::minutes(10);
+// popdist run gathers for the wait and a little more (the agents' dumps in flight) before it answers.
+constexpr auto kAnswerMargin = std::chrono::seconds(30);
 
 /// A Unix stream socket's address at `path`; false when the path does not fit.
 bool unix_address(const std::string& path, sockaddr_un& address) {
@@ -59,6 +61,22 @@ std::optional<std::chrono::milliseconds> read_question(int fd) {
     if (line[i] < '0' || line[i] > '9') return std::nullopt;
   }
   return std::min<std::chrono::milliseconds>(std::chrono::milliseconds(std::stoll(line.substr(0, end))), kLongestWait);
+}
+
+/// What popdist run answers, until it closes or `deadline`; empty when the question was not sent.
+std::string read_answer(int fd, std::chrono::steady_clock::time_point deadline, bool asked) {
+  std::string answer;
+  char buffer[65536];
+  while (asked) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    pollfd readable{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) == 0) break;
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    answer.append(buffer, static_cast<std::size_t>(n));
+  }
+  return answer;
 }
 
 bool same_user(int fd) {
@@ -138,17 +156,14 @@ std::string ask_for_stacks(const std::string& job_dir, std::chrono::milliseconds
     if (fd >= 0) ::close(fd);
     throw std::runtime_error(fmt::format("cannot reach popdist run at {}: {}", path, why));
   }
-  std::string answer;
-  if (send_all(fd, fmt::format("{}\n", wait.count()))) {
-    char buffer[65536];
-    for (ssize_t n; (n = ::recv(fd, buffer, sizeof buffer, 0)) != 0;) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      answer.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
+  // Bounded: a popdist run that is stopped (Ctrl-Z) or stuck must not hold `popdist stacks` forever.
+  const auto answer = read_answer(fd, std::chrono::steady_clock::now() + wait + kAnswerMargin,
+                                  send_all(fd, fmt::format("{}\n", wait.count())));
   ::close(fd);
-  if (answer.empty()) throw std::runtime_error(fmt::format("popdist run at {} gave no answer", path));
+  if (answer.empty()) {
+    throw std::runtime_error(fmt::format("popdist run at {} gave no answer within {} s", path,
+                                         std::chrono::duration_cast<std::chrono::seconds>(wait + kAnswerMargin).count()));
+  }
   return answer;
 }
 
