@@ -220,21 +220,5 @@ CHECKS = {"exception": exception, "sigkill": sigkill, "stall": stall, "stacks": 
           "stranger": stranger}
 
 
-def main(argv):
-    if len(argv) != 5 or argv[1] not in CHECKS:
-        print(f"usage: cross_host_checks.py {'|'.join(CHECKS)} <popdist> <testbed> <h1,h2[,h3]>", file=sys.stderr)
-        return 2
-    popdist, testbed, hosts = argv[2], argv[3], argv[4].split(",")
-    netns_checks.require_testbed(testbed)
-    netns_checks.require_mpirun()
-    if not os.access(os.path.join(testbed, "netns_private_rsh.sh"), os.X_OK):
-        netns_checks.skip(f"{testbed}/netns_private_rsh.sh is absent or not executable")
-    if not set(hosts) <= netns_checks.namespaces():
-        netns_checks.skip(f"the namespaces {hosts} are not up (the netns fixture makes them)")
-    CHECKS[argv[1]](popdist, testbed, hosts)
-    print(f"{argv[1]} on {','.join(hosts)}: passed")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(netns_checks.run_host_check(CHECKS, sys.argv))

@@ -250,19 +250,5 @@ CHECKS = {"link-cut": lost("link-cut"), "killed": lost("killed"), "orted-killed"
           "busy": busy, "shrink": shrink, "refused": refused}
 
 
-def main(argv):
-    if len(argv) != 5 or argv[1] not in CHECKS:
-        print(f"usage: lost_host_checks.py {'|'.join(CHECKS)} <popdist> <testbed> <h1,h2[,h3]>", file=sys.stderr)
-        return 2
-    popdist, testbed, hosts = argv[2], argv[3], argv[4].split(",")
-    netns_checks.require_testbed(testbed)
-    netns_checks.require_mpirun()
-    if not set(hosts) <= netns_checks.namespaces():
-        netns_checks.skip(f"the namespaces {hosts} are not up (the netns fixture makes them)")
-    CHECKS[argv[1]](popdist, testbed, hosts)
-    print(f"{argv[1]} on {','.join(hosts)}: passed")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(netns_checks.run_host_check(CHECKS, sys.argv))

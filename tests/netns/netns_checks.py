@@ -257,6 +257,25 @@ def cleanup(testbed):
     return 0
 
 
+def run_host_check(checks, argv):
+    """The main of the checks across the private-/tmp hosts (cross_host_checks.py and the others):
+    `<file> <check> <popdist> <testbed> <h1,h2[,h3]>`; exit 77 (skip) naming what is missing."""
+    name = os.path.basename(argv[0])
+    if len(argv) != 5 or argv[1] not in checks:
+        print(f"usage: {name} {'|'.join(checks)} <popdist> <testbed> <h1,h2[,h3]>", file=sys.stderr)
+        return 2
+    popdist, testbed, hosts = argv[2], argv[3], argv[4].split(",")
+    require_testbed(testbed)
+    require_mpirun()
+    if not os.access(os.path.join(testbed, "netns_private_rsh.sh"), os.X_OK):
+        skip(f"{testbed}/netns_private_rsh.sh is absent or not executable")
+    if not set(hosts) <= namespaces():
+        skip(f"the namespaces {hosts} are not up (the netns fixture makes them)")
+    checks[argv[1]](popdist, testbed, hosts)
+    print(f"{argv[1]} on {','.join(hosts)}: passed")
+    return 0
+
+
 def main(argv):
     usage = ("usage: netns_checks.py up|down <testbed> | "
              "netns_checks.py mpirun-topology|popdist-run <popdist> <testbed>")
