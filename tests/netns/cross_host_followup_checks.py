@@ -51,12 +51,16 @@ else:
 """
 
 
-def bindings_of(popdist):
-    """The build tree's Python package beside the popdist command (tools/popdist -> bindings/)."""
+def python_path_for(popdist):
+    """The build tree's Python package beside the popdist command (tools/popdist -> bindings/) when
+    the build has one, else the installed package (`pip install .`, as the Python suites test)."""
     bindings = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(popdist))), "bindings")
-    if not os.path.isfile(os.path.join(bindings, "popdist", "__init__.py")):
-        netns_checks.skip(f"no Python package in {bindings}: the build has no -DPOPDIST_BUILD_PYTHON=ON")
-    return bindings
+    if os.path.isfile(os.path.join(bindings, "popdist", "__init__.py")):
+        return bindings
+    if subprocess.run([sys.executable, "-c", "import popdist"], capture_output=True).returncode != 0:
+        netns_checks.skip(f"popdist is not importable: neither {bindings} (-DPOPDIST_BUILD_PYTHON=ON) nor "
+                          "an installed package (pip install .)")
+    return os.environ.get("PYTHONPATH", "")
 
 
 def launch(popdist, testbed, hosts):
@@ -68,7 +72,7 @@ def launch(popdist, testbed, hosts):
         f.write(FUNCTIONS)
     rsh = os.path.join(testbed, "netns_private_rsh.sh")
     global_args = " ".join(["--mca", "plm_rsh_agent", rsh, *netns_checks.OPEN_MPI_ARGS])
-    env = dict(os.environ, TMPDIR=tmpdir, NETNS_PRIVATE_DIRS=tmpdir, PYTHONPATH=bindings_of(popdist))
+    env = dict(os.environ, TMPDIR=tmpdir, NETNS_PRIVATE_DIRS=tmpdir, PYTHONPATH=python_path_for(popdist))
     command = [os.path.join(testbed, "on_host.sh"), hosts[0], sys.executable, "-c", DRIVER, shared, ",".join(hosts),
                global_args]
     print("+ " + " ".join(command), flush=True)
