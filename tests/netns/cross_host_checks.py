@@ -23,6 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
+from netns_checks import check, fail  # noqa: E402
 
 RUN_TIMEOUT = 100
 
@@ -46,16 +47,6 @@ if rank == last and mode == "sigkill":
     os.kill(os.getpid(), signal.SIGKILL)
 spin_forever()
 """
-
-
-def fail(message):
-    print(f"FAILED: {message}")
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 class Job:

@@ -25,6 +25,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
+from netns_checks import check, fail  # noqa: E402
 
 RUN_TIMEOUT = 100
 HOST_TIMEOUT = 3
@@ -52,16 +53,6 @@ if mode == "busy":
 while True:
     time.sleep(0.05)
 """
-
-
-def fail(message):
-    print(f"FAILED: {message}")
-    sys.exit(1)
-
-
-def check(condition, message):
-    if not condition:
-        fail(message)
 
 
 class Job:

@@ -43,6 +43,16 @@ def skip(reason):
     sys.exit(SKIP)
 
 
+def fail(message):
+    print(f"FAILED: {message}")
+    sys.exit(1)
+
+
+def check(condition, message):
+    if not condition:
+        fail(message)
+
+
 def require_testbed(testbed):
     """Skips (77) unless the testbed scripts, `ip netns`, `unshare` and mpirun are usable."""
     if os.geteuid() != 0:
