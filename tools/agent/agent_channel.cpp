@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "channel/client.hpp"
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 #include "job/torch_error_file.hpp"
 #include "stacks/stack_report.hpp"
 

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <system_error>
 
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 
 namespace popdist::cli {
 namespace fs = std::filesystem;

@@ -22,8 +22,10 @@
 #include "agent/host_job_directory.hpp"
 #include "agent/signal_relay.hpp"
 #include "agent/whole_lines.hpp"
+#include "common/say.hpp"
 #include "job/instance_plan.hpp"
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
+#include "job/shell_status.hpp"
 #include "job/local_cores.hpp"
 #include "job/parent_death.hpp"
 #include "popdist/error.hpp"
@@ -33,8 +35,6 @@ namespace {
 
 // How many lines of stderr the failure report shows.
 constexpr std::size_t kKeptErrorLines = 20;
-
-void say(const std::string& text) { std::fprintf(stderr, "popdist run: %s\n", text.c_str()); }
 
 int rank_from_environment(int instances) {
   const char* text = std::getenv("OMPI_COMM_WORLD_RANK");

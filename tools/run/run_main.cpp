@@ -18,8 +18,9 @@
 #include <thread>
 
 #include "channel/server.hpp"
+#include "common/say.hpp"
 #include "job/instance_plan.hpp"
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 #include "job/launch_plan.hpp"
 #include "job/local_cores.hpp"
 #include "job/parent_death.hpp"
@@ -51,7 +52,6 @@ namespace {
 /// Set by popdist.launch to its process's pid (end_with_launching_process).
 constexpr const char* kLaunchParentVariable = "POPDIST_LAUNCH_PARENT";
 
-void say(const std::string& message) { fmt::print(stderr, "popdist run: {}\n", message); }
 
 /// This binary's path; empty when /proc cannot tell.
 std::string self_path() {

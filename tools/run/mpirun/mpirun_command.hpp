@@ -25,7 +25,7 @@ struct MpirunContext {
   std::vector<std::string> forwarded;     ///< set variables to forward by name (-x PATH ...)
   /// The popdist binary, which starts each instance as `popdist _instance` (agent/instance_agent.hpp).
   std::string agent = "popdist";
-  /// This attempt's job directory (job/instance_status.hpp); empty: none (a dry run, unit tests).
+  /// This attempt's job directory (job/job_directory.hpp); empty: none (a dry run, unit tests).
   std::string job_directory;
   /// This attempt's log folder (--log-dir DIR/attempt_K, absolute); empty: no log files.
   std::string log_directory;

@@ -10,13 +10,9 @@
 
 #include "channel/client.hpp"  // kAddressVariable
 #include "channel/secret.hpp"
+#include "common/say.hpp"
 
 namespace popdist::cli {
-namespace {
-
-void say(const std::string& message) { fmt::print(stderr, "popdist run: {}\n", message); }
-
-}  // namespace
 
 void add_channel_variables(MpirunContext& context, const ChannelAddress& address, const std::string& port) {
   context.forwarded.emplace_back(channel::kSecretVariable);

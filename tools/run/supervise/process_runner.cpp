@@ -13,7 +13,7 @@
 #include <map>
 #include <thread>
 
-#include "job/instance_status.hpp"  // shell_status
+#include "job/shell_status.hpp"
 #include "job/parent_death.hpp"
 #include "popdist/error.hpp"
 #include "run/supervise/stall_watch.hpp"

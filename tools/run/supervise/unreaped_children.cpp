@@ -6,7 +6,7 @@
 #include <sstream>
 #include <string>
 
-#include "job/instance_status.hpp"  // shell_status
+#include "job/shell_status.hpp"
 
 namespace popdist::cli {
 namespace {

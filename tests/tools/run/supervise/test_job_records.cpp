@@ -1,32 +1,14 @@
-// The job directory (instance_status.hpp) and the table of what the agents said over the channel
-// (run/supervise/job_records.hpp): activity, stack dumps, ages placed on popdist run's clock.
+// The table of what the agents said over the channel (run/supervise/job_records.hpp): activity,
+// stack dumps, ages placed on popdist run's clock.
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
-#include "job/instance_status.hpp"
 #include "run/supervise/job_records.hpp"
 
-using popdist::cli::JobDirectory;
 using popdist::cli::JobRecords;
 namespace channel = popdist::cli::channel;
-
-TEST_CASE("the job directory is made under TMPDIR, private, and removed with its files", "[status]") {
-  std::string path;
-  {
-    const JobDirectory directory;
-    path = directory.path();
-    REQUIRE_FALSE(path.empty());
-    CHECK(std::filesystem::is_directory(path));
-    CHECK((std::filesystem::status(path).permissions() & std::filesystem::perms::others_all) ==
-          std::filesystem::perms::none);
-    std::ofstream(popdist::cli::instance_file(path, 0, ".python")) << "pid=1\n";
-  }
-  CHECK_FALSE(std::filesystem::exists(path));
-}
 
 TEST_CASE("records: start, output and the newest output on popdist run's clock", "[status]") {
   JobRecords records(2);

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 #include "popdist/error.hpp"
 #include "run/supervise/process_runner.hpp"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 #include "stacks/stack_report.hpp"
 
 using popdist::cli::format_stack_report;

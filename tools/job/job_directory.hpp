@@ -13,9 +13,6 @@
 
 namespace popdist::cli {
 
-/// A wait status as a shell reports it: the exit code, or 128 + the signal that ended the process.
-[[nodiscard]] int shell_status(int wait_status);
-
 /// Where an attempt's job directory is made: `$TMPDIR/popdist-run-XXXXXX` (else under /tmp), the X's
 /// made unique at run time; --dry-run prints it as it is.
 [[nodiscard]] std::string job_directory_template();

@@ -1,6 +1,5 @@
-#include "job/instance_status.hpp"
+#include "job/job_directory.hpp"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -8,12 +7,6 @@
 #include <string>
 
 namespace popdist::cli {
-
-int shell_status(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
 
 std::string job_directory_template() {
   const char* tmpdir = std::getenv("TMPDIR");
