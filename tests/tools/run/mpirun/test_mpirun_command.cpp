@@ -151,7 +151,7 @@ TEST_CASE("as root: --allow-run-as-root", "[command]") {
                     [](const std::string& d) { return d.find("--allow-run-as-root") != std::string::npos; }));
 }
 
-TEST_CASE("--oversubscribe with more instances than cores or slots on a host", "[command]") {
+TEST_CASE("mpirun command: --oversubscribe with more instances than cores or slots on a host", "[command]") {
   auto global_of = [](int instances, int cores, std::vector<HostSpec> hosts) {
     const auto plan = popdist::cli::plan_launch(instances, instances, 1, hosts);
     return split_command(build_mpirun_command(plan, options_for(instances, instances), context_with(cores)).argv).global;
@@ -306,7 +306,7 @@ TEST_CASE("the command's length is checked against the exec limit, naming what t
                     Catch::Matchers::Contains("a word of 131072 bytes") && Catch::Matchers::Contains("(131072 bytes)"));
 }
 
-TEST_CASE("--tag-output for several instances unless the user chose an output option", "[command]") {
+TEST_CASE("mpirun command: --tag-output for several instances unless the user chose an output option", "[command]") {
   const auto one = popdist::cli::plan_launch(1, 1, 1, {});
   CHECK_FALSE(has_sequence(build_mpirun_command(one, options_for(1, 1), context_with(4)).argv, {"--tag-output"}));
   const auto two = popdist::cli::plan_launch(2, 2, 1, {});
@@ -318,7 +318,7 @@ TEST_CASE("--tag-output for several instances unless the user chose an output op
   CHECK(has_sequence(argv, {"--timestamp-output"}));
 }
 
-TEST_CASE("--only-output-from-instance tells every agent which instance to show", "[command]") {
+TEST_CASE("mpirun command: --only-output-from-instance tells every agent which instance to show", "[command]") {
   auto options = options_for(3, 3);
   options.only_output_from_instance = 1;
   const auto plan = popdist::cli::plan_launch(3, 3, 1, {});
@@ -326,7 +326,7 @@ TEST_CASE("--only-output-from-instance tells every agent which instance to show"
                      {"--output-from", "1", "--omp-threads", "--", "prog", "arg 1"}));
 }
 
-TEST_CASE("--numa-aware maps and binds by NUMA node", "[command]") {
+TEST_CASE("mpirun command: --numa-aware maps and binds by NUMA node", "[command]") {
   auto options = options_for(2, 2);
   options.numa_aware = true;
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
@@ -355,7 +355,7 @@ TEST_CASE("the agent gets the job directory, the attempt's log folder and --tee"
   CHECK(std::count(without.begin(), without.end(), "--omp-threads") == 0);
 }
 
-TEST_CASE("--enable-recovery in --mpi-global-args is warned about", "[command]") {
+TEST_CASE("mpirun command: --enable-recovery in --mpi-global-args is warned about", "[command]") {
   auto options = options_for(2, 2);
   options.mpi_global_args = {"--enable-recovery"};
   const auto command = build_mpirun_command(popdist::cli::plan_launch(2, 2, 1, {}), options, context_with(4));

@@ -20,6 +20,13 @@ InstanceRecord running(int index, const std::string& host) {
   return record;
 }
 
+/// h1, h2, ... without --host slots.
+std::vector<HostSpec> hosts(int count) {
+  std::vector<HostSpec> specs;
+  for (int i = 1; i <= count; ++i) specs.push_back({"h" + std::to_string(i), std::nullopt});
+  return specs;
+}
+
 }  // namespace
 
 TEST_CASE("silent_hosts: a host is lost when its running instances' host is silent for the limit", "[liveness]") {
