@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -11,6 +10,7 @@
 #include <thread>
 
 #include "channel/client.hpp"
+#include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "job/torch_error_file.hpp"
 #include "stacks/stack_report.hpp"
@@ -109,8 +109,8 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
  private:
   void warn(const std::string& why) {
     if (warned_.exchange(true)) return;  // one warning per instance, whatever else fails
-    std::fprintf(stderr, "popdist run: instance %d: no channel to popdist run (%s): the program runs, but its end, "
-                 "output and stacks are not reported\n", instance_, why.c_str());
+    say("instance " + std::to_string(instance_) + ": no channel to popdist run (" + why +
+        "): the program runs, but its end, output and stacks are not reported");
   }
 
   void connect() {

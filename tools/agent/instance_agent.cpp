@@ -83,6 +83,7 @@ int open_log(const AgentOptions& options, int rank, const char* name) {
   argv.push_back(nullptr);
   ::execvp(argv[0], argv.data());
   const int error = errno;
+  // Not say(): in the child of a forking thread, no std::string (no malloc) before _exit.
   std::fprintf(stderr, "popdist run: cannot start '%s': %s\n", program.front().c_str(), std::strerror(error));
   ::_exit(error == ENOENT ? 127 : 126);
 }
@@ -133,7 +134,7 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   int out_pipe[2];
   int err_pipe[2];
   if (::pipe2(out_pipe, O_CLOEXEC) != 0 || ::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    std::perror("popdist run: pipe");
+    say(std::string("pipe: ") + std::strerror(errno));
     return W_EXITCODE(1, 0);
   }
   const char* direct_only = std::getenv("OMPI_MCA_odls_base_signal_direct_children_only");

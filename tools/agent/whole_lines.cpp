@@ -3,6 +3,10 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include <string_view>
+
+#include "io/read_write.hpp"
+
 namespace popdist::cli {
 namespace {
 
@@ -12,17 +16,6 @@ constexpr std::size_t kMaxHeld = 1 << 16;
 constexpr std::size_t kMaxKeptLine = 512;
 
 }  // namespace
-
-bool write_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t written = ::write(fd, data, size);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) return false;
-    data += written;
-    size -= static_cast<std::size_t>(written);
-  }
-  return true;
-}
 
 void OutputStream::read_some() {
   char buffer[8192];
@@ -37,7 +30,7 @@ void OutputStream::read_some() {
   }
   wrote = true;
   const auto size = static_cast<std::size_t>(got);
-  if (log >= 0) write_all(log, buffer, size);  // the file gets the bytes as written
+  if (log >= 0) (void)io::write_all(log, std::string_view(buffer, size));  // the file gets the bytes as written
   keep(buffer, size);
   held.append(buffer, size);
   pass_on_lines(false);
@@ -89,7 +82,7 @@ void OutputStream::pass_on_lines(bool at_end) {
 void OutputStream::write_segments(std::size_t upto, bool drawing) {
   std::string piece;
   auto pass = [&] {
-    write_all(to, piece.data(), piece.size());  // a closed stdout is the reader's choice: keep draining
+    (void)io::write_all(to, piece);  // a closed stdout is the reader's choice: keep draining
     last_passed = piece.back();
     piece.clear();
   };

@@ -38,7 +38,4 @@ struct OutputStream {
   void keep(const char* data, std::size_t size);
 };
 
-/// Writes all of `data`, through interruptions; false when the reader went away.
-bool write_all(int fd, const char* data, std::size_t size);
-
 }  // namespace popdist::cli

@@ -13,11 +13,14 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "channel/relay.hpp"
-#include "channel/sockets.hpp"
+#include "io/read_write.hpp"
+#include "io/unix_socket.hpp"
+#include "io/wake_up.hpp"
 
 namespace popdist::cli::channel {
 namespace {
@@ -35,13 +38,8 @@ std::uint64_t age_ns(Clock::time_point since) {
 bool closed_unread(int fd, Clock::time_point deadline) {
   char chunk[4096];
   for (;;) {
-    pollfd entry{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    const int ready = poll(&entry, 1, static_cast<int>(std::max<long>(left, 0)));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) return false;
-    const ssize_t got = recv(fd, chunk, sizeof chunk, MSG_DONTWAIT);  // Requests now go unanswered
-    if (got > 0 || (got < 0 && (errno == EINTR || errno == EAGAIN))) continue;
+    const long got = io::read_by(fd, chunk, sizeof chunk, deadline);
+    if (got > 0) continue;  // Requests now go unanswered
     return got < 0 && errno == ECONNRESET;
   }
 }
@@ -71,6 +69,10 @@ void parse_address(const std::string& text, ClientOptions& options) {
 
 }  // namespace
 
+std::string relay_socket_name(std::string_view secret, const std::string& host) {
+  return "@popdist-channel/" + job_tag(secret) + "/" + host;
+}
+
 ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance) {
   ClientOptions options;
   options.secret = secret_from_environment(lookup);
@@ -96,7 +98,7 @@ class Client::Impl {
   explicit Impl(ClientOptions options) : options_(std::move(options)) {
     if (options_.host.empty()) options_.host = machine_host_name();
     if (!options_.on_error) options_.on_error = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-    name_ = "popdist-channel/" + job_tag(options_.secret) + "/" + options_.host;
+    name_ = relay_socket_name(options_.secret, options_.host);
     std::lock_guard lock(link_mutex_);
     elect(Clock::now() + options_.connect_timeout);
     thread_ = std::thread([this] { run(); });
@@ -113,7 +115,7 @@ class Client::Impl {
     std::lock_guard lock(link_mutex_);
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (relay_ && relay_->alive()) return relay_->send(std::move(message)), true;
-      if (link_.valid() && write_all(link_.get(), encode(message))) return true;
+      if (link_.valid() && io::write_all(link_.get(), encode(message))) return true;
       if (!reconnect()) return false;
     }
     return false;
@@ -150,18 +152,21 @@ class Client::Impl {
   void elect(Clock::time_point deadline) {
     const std::string hello = encode(Hello{options_.secret, options_.host, Role::kAgent, {options_.instance}});
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kLongestElectionPause)) {
-      if (Fd listener = listen_abstract(name_); listener.valid()) {
+      io::Fd listener = io::listen_unix(name_);
+      if (listener.valid()) {
         relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
                                          RelayCallbacks{[this](const Request& request) { dispatch(request); },
                                                         options_.on_error});
         return;
       }
-      if (Fd fd = connect_abstract(name_); fd.valid()) {
-        if (peer_uid(fd.get()) != getuid())
+      if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
+        throw std::system_error(errno, std::generic_category(), "channel: bind host " + options_.host + "'s relay socket");
+      if (io::Fd fd = io::connect_unix(name_); fd.valid()) {
+        if (!io::same_user(fd.get()))
           throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by another user (uid " +
-                                   std::to_string(peer_uid(fd.get())) + "): refusing to send it the job's secret");
+                                   std::to_string(io::peer_uid(fd.get())) + "): refusing to send it the job's secret");
         const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
-        if (write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) {
+        if (io::write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) {
           link_ = std::move(fd);
           decoder_ = FrameDecoder();
           return;
@@ -209,7 +214,7 @@ class Client::Impl {
     Ended ended = *last_ended_;
     ended.age_ns = age_ns(last_ended_at_);
     if (relay_) relay_->send(std::move(ended));
-    else if (link_.valid()) (void)write_all(link_.get(), encode(ended));
+    else if (link_.valid()) (void)io::write_all(link_.get(), encode(ended));
   }
 
   // A relay that gives up (its agent ended, or it was killed) reads no more, and what its agents
@@ -244,14 +249,14 @@ class Client::Impl {
   std::string name_;
   mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
-  Fd link_;
+  io::Fd link_;
   FrameDecoder decoder_;
   std::uint64_t generation_ = 0;
   std::optional<Ended> last_ended_;  // kept until close, for a relay that loses it
   Clock::time_point last_ended_at_{};
   std::mutex callback_mutex_;
   std::function<void(const Request&)> callback_;
-  WakeUp wake_;
+  io::WakeUp wake_;
   std::atomic<bool> closed_{false};
   std::thread thread_;
 };

@@ -43,6 +43,10 @@ struct ClientOptions {
 /// std::invalid_argument naming the variable, its value (never the secret's) and what was expected.
 [[nodiscard]] ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance);
 
+/// The abstract Unix socket (io/unix_socket.hpp) the relay of `host` listens on for the job of
+/// `secret`: `@popdist-channel/<job tag>/<host>`.
+[[nodiscard]] std::string relay_socket_name(std::string_view secret, const std::string& host);
+
 class Client {
  public:
   /// Elects or finds the host's relay and says Hello; throws std::runtime_error when no relay

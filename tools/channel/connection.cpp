@@ -6,12 +6,14 @@
 
 #include <cerrno>
 
+#include "io/unix_socket.hpp"
+
 namespace popdist::cli::channel {
 namespace {
 constexpr std::size_t kReadChunk = 64 * 1024;
 }  // namespace
 
-Connection::Connection(Fd fd, std::string peer, SteadyTime deadline)
+Connection::Connection(io::Fd fd, std::string peer, SteadyTime deadline)
     : hello_deadline(deadline), fd_(std::move(fd)), peer_(std::move(peer)) {}
 
 bool Connection::read_available(std::vector<Message>& messages) {
@@ -64,7 +66,8 @@ std::string describe_peer(int fd) {
     inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text);
     return "[" + std::string(text) + "]:" + std::to_string(ntohs(v6->sin6_port));
   }
-  return "local uid " + std::to_string(peer_uid(fd));
+  const io::PeerCredentials credentials = io::peer_credentials(fd);
+  return "local pid " + std::to_string(credentials.pid) + " (uid " + std::to_string(credentials.uid) + ")";
 }
 
 }  // namespace popdist::cli::channel

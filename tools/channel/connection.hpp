@@ -1,9 +1,9 @@
 #pragma once
 // One peer of a poll() loop (the server's relays, a relay's local agents, a relay's link up): a
-// non-blocking socket, its frame decoder and its output buffer, and what its Hello said. Shared
-// by server.cpp and relay.cpp, which both accept strangers: a peer is trusted only after a valid
-// Hello (authenticate()), must send it before its deadline, and its input is bounded by the
-// decoder's frame limit plus one read.
+// non-blocking socket, its frame decoder and its output buffer, and what its Hello said. The loop
+// both ends share (peer_loop.hpp) accepts strangers: a peer is trusted only after a valid Hello
+// (authenticate()), must send it before its deadline, and its input is bounded by the decoder's
+// frame limit plus one read.
 
 #include <chrono>
 #include <cstdint>
@@ -13,7 +13,7 @@
 
 #include "channel/frame.hpp"
 #include "channel/secret.hpp"
-#include "channel/sockets.hpp"
+#include "io/fd.hpp"
 
 namespace popdist::cli::channel {
 
@@ -21,7 +21,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 
 class Connection {
  public:
-  Connection(Fd fd, std::string peer, SteadyTime hello_deadline);
+  Connection(io::Fd fd, std::string peer, SteadyTime hello_deadline);
 
   [[nodiscard]] int fd() const { return fd_.get(); }
   [[nodiscard]] const std::string& peer() const { return peer_; }
@@ -47,13 +47,13 @@ class Connection {
   std::uint64_t bytes_received = 0;
 
  private:
-  Fd fd_;
+  io::Fd fd_;
   std::string peer_;
   FrameDecoder decoder_;
   std::string output_;
 };
 
-/// "address:port" of a TCP peer, "local uid <n>" of a Unix one.
+/// "address:port" of a TCP peer, "local pid <p> (uid <u>)" of a Unix one.
 [[nodiscard]] std::string describe_peer(int fd);
 
 }  // namespace popdist::cli::channel

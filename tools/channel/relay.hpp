@@ -2,7 +2,8 @@
 // A host's relay: the one agent of a host that won the election (client.hpp) holds the host's
 // one TCP connection to `popdist run`, and forwards the frames of its host's other agents (which
 // reach it on an abstract Unix socket) up, and Requests down to the agent they name. So
-// `popdist run` has one connection per host, not per instance. Locals must say Hello with the
+// `popdist run` has one connection per host, not per instance. It serves its agents with the
+// poll() loop popdist run's server runs too (peer_loop.hpp). Locals must say Hello with the
 // job's secret too (any local process can reach an abstract socket) and run as the same user.
 // When its own agent is done, the relay lingers until its host's other agents have closed their
 // connections (bounded); after that they elect a new relay among themselves.
@@ -15,7 +16,8 @@
 #include <vector>
 
 #include "channel/frame.hpp"
-#include "channel/sockets.hpp"
+#include "channel/peer_loop.hpp"  // PeerStats
+#include "io/fd.hpp"
 
 namespace popdist::cli::channel {
 
@@ -27,6 +29,7 @@ struct RelayOptions {
   std::vector<std::int32_t> instances;  ///< those of the relay's own agent
   std::chrono::milliseconds hello_deadline{2000};
   /// Local connections without a Hello yet (same user only); a host's agents connect at once.
+  /// Beyond it the oldest of them is dropped, as at popdist run's server (peer_loop.hpp).
   std::size_t max_unauthenticated = 4096;
   std::chrono::steady_clock::time_point connect_deadline;
 };
@@ -41,7 +44,7 @@ class Relay {
   /// Takes the listening socket that won the election, connects to `popdist run` and waits for
   /// its Welcome (retrying until the deadline; throws std::runtime_error naming the address),
   /// then serves on its own thread.
-  Relay(Fd listener, RelayOptions options, RelayCallbacks callbacks);
+  Relay(io::Fd listener, RelayOptions options, RelayCallbacks callbacks);
   ~Relay();
   Relay(const Relay&) = delete;
   Relay& operator=(const Relay&) = delete;
@@ -51,6 +54,7 @@ class Relay {
   /// False once the connection to `popdist run` is lost (the relay has then stopped).
   [[nodiscard]] bool alive() const;
   [[nodiscard]] std::size_t local_agents() const;
+  [[nodiscard]] PeerStats stats() const;
   /// Lingers until every local agent has closed its connection and everything is sent, at most
   /// `linger`, then stops. Idempotent; the destructor stops without lingering.
   void finish(std::chrono::milliseconds linger) noexcept;

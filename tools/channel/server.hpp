@@ -1,12 +1,12 @@
 #pragma once
-// The channel's end in `popdist run`: a TCP listener served by a poll() loop on its own thread.
-// Every connection must send a Hello with the job's secret within a deadline, or is closed; the
-// connections still waiting for theirs are capped (the oldest makes room), so a flood of
-// strangers cannot use up the descriptors and the loop that the job's relays need. Bad input from anyone ends that
-// connection with one error line, never the server. Decoded messages go to a callback with the
-// host that sent them and their arrival on this machine's steady clock.
+// The channel's end in `popdist run`: a TCP listener served by the poll() loop both ends share
+// (peer_loop.hpp), on its own thread. Every connection must send a Hello with the job's secret
+// within a deadline, or is closed; the connections still waiting for theirs are capped (the
+// oldest makes room), so a flood of strangers cannot use up the descriptors and the loop that the
+// job's relays need. Bad input from anyone ends that connection with one error line, never the
+// server. Decoded messages go to a callback with the host that sent them and their arrival on
+// this machine's steady clock; Requests go down to the host that speaks for the instance.
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "channel/frame.hpp"
+#include "channel/peer_loop.hpp"  // PeerStats
 
 namespace popdist::cli::channel {
 
@@ -40,17 +41,6 @@ struct ServerCallbacks {
   std::function<void(const std::string& host)> on_closed;   ///< an authenticated connection ended
 };
 
-struct ServerStats {
-  std::uint64_t accepted = 0;
-  std::uint64_t authenticated = 0;
-  std::uint64_t refused_over_cap = 0;  ///< dropped to make room: too many without a Hello
-  std::uint64_t refused_hello = 0;     ///< no secret, a wrong one, or not a Hello first
-  std::uint64_t refused_input = 0;     ///< garbage or oversized frames
-  std::uint64_t timed_out = 0;         ///< no Hello before the deadline
-  std::uint64_t open_authenticated = 0;
-  std::uint64_t bytes_received = 0;
-};
-
 class Server {
  public:
   /// Listens and starts the thread; throws std::system_error when it cannot listen.
@@ -63,7 +53,7 @@ class Server {
   /// Asks `instance` (or kAllInstances) to dump its stacks, through its host's connection; each
   /// agent waits at most `wait` for its program's dump.
   void request_stacks(std::int32_t instance, std::chrono::milliseconds wait = std::chrono::seconds(5));
-  [[nodiscard]] ServerStats stats() const;
+  [[nodiscard]] PeerStats stats() const;
   /// Ends the thread and closes every connection; idempotent, and what the destructor does.
   void stop() noexcept;
 

@@ -1,57 +1,40 @@
 #include "stacks/stack_query.hpp"
 
 #include <fmt/format.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
+
+#include "common/say.hpp"
+#include "io/fd.hpp"
+#include "io/read_write.hpp"
+#include "io/unix_socket.hpp"
+#include "io/wake_up.hpp"
 
 namespace popdist::cli {
 namespace {
 
+using Clock = std::chrono::steady_clock;
 constexpr std::size_t kMaxQuestion = 32;
 constexpr auto kQuestionDeadline = std::chrono::seconds(2);
 constexpr auto kLongestWait = std::chrono::minutes(10);
 // popdist run gathers for the wait and a little more (the agents' dumps in flight) before it answers.
 constexpr auto kAnswerMargin = std::chrono::seconds(30);
 
-/// A Unix stream socket's address at `path`; false when the path does not fit.
-bool unix_address(const std::string& path, sockaddr_un& address) {
-  address = {};
-  address.sun_family = AF_UNIX;
-  if (path.size() >= sizeof address.sun_path) return false;
-  std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
-  return true;
-}
-
-bool send_all(int fd, const std::string& text) {
-  for (std::size_t sent = 0; sent < text.size();) {
-    const ssize_t n = ::send(fd, text.data() + sent, text.size() - sent, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    sent += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 /// The question's wait in ms; nullopt for anything else than a line of digits in time.
 std::optional<std::chrono::milliseconds> read_question(int fd) {
   std::string line;
-  const auto deadline = std::chrono::steady_clock::now() + kQuestionDeadline;
+  const auto deadline = Clock::now() + kQuestionDeadline;
   while (line.size() <= kMaxQuestion && line.find('\n') == std::string::npos) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    pollfd readable{fd, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) <= 0) return std::nullopt;
     char buffer[kMaxQuestion];
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+    const long n = io::read_by(fd, buffer, sizeof buffer, deadline);
     if (n <= 0) return std::nullopt;
     line.append(buffer, static_cast<std::size_t>(n));
   }
@@ -63,26 +46,15 @@ std::optional<std::chrono::milliseconds> read_question(int fd) {
   return std::min<std::chrono::milliseconds>(std::chrono::milliseconds(std::stoll(line.substr(0, end))), kLongestWait);
 }
 
-/// What popdist run answers, until it closes or `deadline`; empty when the question was not sent.
-std::string read_answer(int fd, std::chrono::steady_clock::time_point deadline, bool asked) {
+/// What popdist run answers, until it closes or `deadline`.
+std::string read_answer(int fd, Clock::time_point deadline) {
   std::string answer;
   char buffer[65536];
-  while (asked) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    pollfd readable{fd, POLLIN, 0};
-    if (left.count() <= 0 || ::poll(&readable, 1, static_cast<int>(left.count())) == 0) break;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
+  for (;;) {
+    const long n = io::read_by(fd, buffer, sizeof buffer, deadline);
+    if (n <= 0) return answer;
     answer.append(buffer, static_cast<std::size_t>(n));
   }
-  return answer;
-}
-
-bool same_user(int fd) {
-  ucred peer{};
-  socklen_t size = sizeof peer;
-  return ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &size) == 0 && peer.uid == ::geteuid();
 }
 
 }  // namespace
@@ -92,30 +64,28 @@ std::string stack_query_socket(const std::string& job_dir) { return job_dir + "/
 class StackQueryService::Loop {
  public:
   Loop(const std::string& job_dir, Answer answer) : path_(stack_query_socket(job_dir)), answer_(std::move(answer)) {
-    sockaddr_un address{};
-    if (!unix_address(path_, address)) {
-      fmt::print(stderr, "popdist run: the job directory's path is too long for a Unix socket ({}): popdist stacks "
-                         "cannot ask this job\n", path_);
+    listener_ = io::listen_unix(path_, 8);
+    if (!listener_.valid()) {
+      say(errno == ENAMETOOLONG ? fmt::format("the job directory's path is too long for a Unix socket ({}): popdist "
+                                              "stacks cannot ask this job", path_)
+                                : fmt::format("cannot listen at {}: {}: popdist stacks cannot ask this job", path_,
+                                              std::strerror(errno)));
       return;
     }
-    listener_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (listener_ < 0 || ::pipe2(stop_, O_CLOEXEC) != 0 ||
-        ::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(listener_, 8) != 0) {
-      fmt::print(stderr, "popdist run: cannot listen at {}: {}: popdist stacks cannot ask this job\n", path_,
-                 std::strerror(errno));
+    try {
+      stop_.emplace();
+    } catch (const std::system_error& e) {
+      say(fmt::format("cannot serve {} ({}): popdist stacks cannot ask this job", path_, e.what()));
       return;
     }
     thread_ = std::thread([this] { serve(); });
   }
   ~Loop() {
     if (thread_.joinable()) {
-      [[maybe_unused]] const auto written = ::write(stop_[1], "x", 1);
+      stop_->signal();
       thread_.join();
     }
-    for (const int fd : {listener_, stop_[0], stop_[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-    ::unlink(path_.c_str());
+    if (listener_.valid()) ::unlink(path_.c_str());  // ours only: a file that was there stays
   }
   Loop(const Loop&) = delete;
   Loop& operator=(const Loop&) = delete;
@@ -123,22 +93,21 @@ class StackQueryService::Loop {
  private:
   void serve() {
     for (;;) {
-      pollfd fds[2] = {{listener_, POLLIN, 0}, {stop_[0], POLLIN, 0}};
+      pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {stop_->fd(), POLLIN, 0}};
       if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
       if (fds[1].revents != 0) return;
       if ((fds[0].revents & POLLIN) == 0) continue;
-      const int peer = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
-      if (peer < 0) continue;
-      const auto wait = same_user(peer) ? read_question(peer) : std::nullopt;
-      send_all(peer, wait ? answer_(*wait) : std::string("popdist run: expected one line: the wait in ms\n"));
-      ::close(peer);
+      const io::Fd peer(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      if (!peer.valid()) continue;
+      const auto wait = io::same_user(peer.get()) ? read_question(peer.get()) : std::nullopt;
+      (void)io::write_all(peer.get(), wait ? answer_(*wait) : std::string("popdist run: expected one line: the wait in ms\n"));
     }
   }
 
   std::string path_;
   Answer answer_;
-  int listener_ = -1;
-  int stop_[2] = {-1, -1};
+  io::Fd listener_;
+  std::optional<io::WakeUp> stop_;
   std::thread thread_;
 };
 
@@ -148,18 +117,14 @@ StackQueryService::~StackQueryService() = default;
 
 std::string ask_for_stacks(const std::string& job_dir, std::chrono::milliseconds wait) {
   const auto path = stack_query_socket(job_dir);
-  sockaddr_un address{};
-  if (!unix_address(path, address)) throw std::runtime_error(fmt::format("{}: too long for a Unix socket", path));
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw std::runtime_error(fmt::format("cannot reach popdist run at {}: {}", path, why));
+  const io::Fd fd = io::connect_unix(path);
+  if (!fd.valid()) {
+    if (errno == ENAMETOOLONG) throw std::runtime_error(fmt::format("{}: too long for a Unix socket", path));
+    throw std::runtime_error(fmt::format("cannot reach popdist run at {}: {}", path, std::strerror(errno)));
   }
   // Bounded: a popdist run that is stopped (Ctrl-Z) or stuck must not hold `popdist stacks` forever.
-  const auto answer = read_answer(fd, std::chrono::steady_clock::now() + wait + kAnswerMargin,
-                                  send_all(fd, fmt::format("{}\n", wait.count())));
-  ::close(fd);
+  const bool asked = io::write_all(fd.get(), fmt::format("{}\n", wait.count()));
+  const auto answer = asked ? read_answer(fd.get(), Clock::now() + wait + kAnswerMargin) : std::string();
   if (answer.empty()) {
     throw std::runtime_error(fmt::format("popdist run at {} gave no answer within {} s", path,
                                          std::chrono::duration_cast<std::chrono::seconds>(wait + kAnswerMargin).count()));

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <thread>
 
 namespace channel_support {
@@ -27,6 +28,12 @@ bool closed_by_peer(int fd, std::chrono::milliseconds timeout) {
     const ssize_t got = recv(fd, chunk, sizeof chunk, 0);
     if (got <= 0) return true;
   }
+}
+
+bool still_open(int fd) {
+  char byte = 0;
+  const ssize_t got = recv(fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK);
+  return got > 0 || (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
 }
 
 }  // namespace channel_support

@@ -1,6 +1,7 @@
 #pragma once
-// What the channel's socket tests share: a server on loopback whose deliveries, error lines and
-// closed hosts are collected under a lock and waited for, and a raw TCP peer for strangers.
+// What the channel's socket tests (and the agent's, tests/tools/agent) share: a server on loopback
+// whose deliveries, error lines and closed hosts are collected under a lock and waited for, and a
+// raw TCP peer for strangers.
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -12,10 +13,14 @@
 #include "channel/secret.hpp"
 #include "channel/server.hpp"
 #include "channel/sockets.hpp"
+#include "io/fd.hpp"
+#include "io/read_write.hpp"
 
 namespace channel_support {
 
 using namespace popdist::cli::channel;
+using popdist::cli::io::Fd;
+using popdist::cli::io::write_all;
 using namespace std::chrono_literals;
 
 class Collector {
@@ -64,10 +69,12 @@ class Collector {
   std::vector<std::string> closed_;
 };
 
+/// A server on 127.0.0.1 (`port` 0: the kernel picks; another: popdist run back on the port it had).
 struct TestServer {
-  explicit TestServer(std::chrono::milliseconds hello_deadline = 2000ms, std::size_t max_unauthenticated = 64)
-      : secret(make_secret()),
-        server(ServerOptions{"127.0.0.1", 0, secret, hello_deadline, max_unauthenticated}, collector.callbacks()) {}
+  explicit TestServer(std::chrono::milliseconds hello_deadline = 2000ms, std::size_t max_unauthenticated = 64,
+                      std::string job_secret = make_secret(), int port = 0)
+      : secret(std::move(job_secret)),
+        server(ServerOptions{"127.0.0.1", port, secret, hello_deadline, max_unauthenticated}, collector.callbacks()) {}
   std::string secret;
   Collector collector;
   Server server;
@@ -82,5 +89,8 @@ bool eventually(const std::function<bool()>& ready, std::chrono::milliseconds ti
 
 /// Whether the peer closed `fd` within `timeout` (whatever it sent before is skipped).
 bool closed_by_peer(int fd, std::chrono::milliseconds timeout);
+
+/// Whether `fd` is still open at the peer's end now: nothing to read, or bytes (not a close).
+bool still_open(int fd);
 
 }  // namespace channel_support

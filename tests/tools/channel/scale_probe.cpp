@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   });
   const bool ended = test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == static_cast<std::size_t>(agents); }, 60s);
   const double ended_ms = ms_since(end_start);
-  const ServerStats stats = test.server.stats();
+  const PeerStats stats = test.server.stats();
   std::printf("agents %d on %d hosts: %llu connections into the server (%llu open)\n", agents, hosts,
               static_cast<unsigned long long>(stats.accepted), static_cast<unsigned long long>(stats.open_authenticated));
   std::printf("bytes into the server per agent: its Hello %.1f, its Started+Ended %.1f\n",

@@ -1,21 +1,28 @@
 // The agents' side (tools/channel/client.hpp, relay.hpp) over loopback, agents as threads and
 // fake hosts as host names: one relay and one connection per host, every message arrives,
-// Requests reach the agent they name, a relay lingers for its host's agents or hands over.
+// Requests reach the agent they name, a relay lingers for its host's agents or hands over; and
+// the loop it shares with the server (peer_loop.hpp) holds at the relay too: the Hello deadline,
+// the cap's oldest-first drop and its one line a second.
 #include <catch2/catch.hpp>
 
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
 #include "channel_support.hpp"
 #include "channel/client.hpp"
 #include "channel/relay.hpp"
+#include "io/unix_socket.hpp"
 
 using namespace channel_support;
+using popdist::cli::io::connect_unix;
+using popdist::cli::io::listen_unix;
 
 namespace {
 
@@ -56,6 +63,30 @@ Agents connect_agents(const TestServer& test, int agents, int hosts, std::chrono
   for (auto& thread : threads) thread.join();
   return clients;
 }
+
+/// A relay of its own for host `name` (made unique per test), with the cap and deadline given,
+/// collecting its error lines.
+struct TestRelay {
+  TestRelay(const TestServer& test, const std::string& name, std::chrono::milliseconds hello_deadline, std::size_t cap)
+      : host(name + "-" + job_tag(test.secret)),
+        socket(relay_socket_name(test.secret, host)),
+        relay(listen_unix(socket),
+              RelayOptions{test.secret, host, "127.0.0.1", test.server.port(), {0}, hello_deadline, cap,
+                           std::chrono::steady_clock::now() + 10s},
+              RelayCallbacks{[](const Request&) {}, [this](const std::string& line) {
+                               std::lock_guard lock(mutex);
+                               errors.push_back(line);
+                             }}) {}
+  std::vector<std::string> error_lines() {
+    std::lock_guard lock(mutex);
+    return errors;
+  }
+  std::string host;
+  std::string socket;
+  std::mutex mutex;
+  std::vector<std::string> errors;
+  Relay relay;
+};
 
 std::size_t relays_among(const Agents& clients) {
   return static_cast<std::size_t>(std::count_if(clients.begin(), clients.end(), [](const auto& c) { return c->is_relay(); }));
@@ -155,7 +186,7 @@ TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the 
   TestServer test;
   const ClientOptions options = options_for(test, "dropping", 3);
   // A relay that welcomes the agent, then gives up (its own agent torn down) without reading on.
-  Fd listener = listen_abstract("popdist-channel/" + job_tag(test.secret) + "/" + options.host);
+  Fd listener = listen_unix(relay_socket_name(test.secret, options.host));
   REQUIRE(listener.valid());
   Fd accepted;
   std::thread welcoming([&] {
@@ -194,7 +225,7 @@ TEST_CASE("a wrong secret gets no welcome, and the agent says so") {
   CHECK_THAT(test.collector.errors().at(0), Catch::Contains("Hello with a wrong secret"));
 }
 
-TEST_CASE("a stranger on the host's relay socket is dropped; the relay goes on") {
+TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes on") {
   TestServer test;
   std::vector<std::string> relay_errors;
   std::mutex errors_mutex;
@@ -202,20 +233,62 @@ TEST_CASE("a stranger on the host's relay socket is dropped; the relay goes on")
   options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); relay_errors.push_back(line); };
   Client relay(options);
   REQUIRE(relay.is_relay());
-  const std::string name = "popdist-channel/" + job_tag(test.secret) + "/" + options.host;
-  Fd stranger = connect_abstract(name);
+  const std::string name = relay_socket_name(test.secret, options.host);
+  Fd stranger = connect_unix(name);
   REQUIRE(stranger.valid());
   REQUIRE(write_all(stranger.get(), encode(Hello{make_secret(), options.host, Role::kAgent, {7}})));
   CHECK(closed_by_peer(stranger.get(), 5s));
-  Fd garbage = connect_abstract(name);
+  Fd garbage = connect_unix(name);
   REQUIRE(write_all(garbage.get(), std::string(16, '\xff')));
   CHECK(closed_by_peer(garbage.get(), 5s));
   CHECK(relay.send_started(5));
   REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 1; }));
   std::lock_guard lock(errors_mutex);
   REQUIRE(relay_errors.size() == 2);
-  CHECK_THAT(relay_errors[0], Catch::Contains("relay dropped a local connection: Hello with a wrong secret"));
+  CHECK_THAT(relay_errors[0], Catch::StartsWith("channel: host " + options.host + "'s relay dropped the connection from "
+                                                "local pid " + std::to_string(getpid())) &&
+                                 Catch::EndsWith(": Hello with a wrong secret"));
   CHECK_THAT(relay_errors[1], Catch::Contains("exceeds the limit"));
+}
+
+TEST_CASE("a relay drops a local connection that says no Hello in time") {
+  TestServer test;
+  TestRelay relay(test, "silent", 300ms, 8);
+  Fd silent = connect_unix(relay.socket);
+  REQUIRE(silent.valid());
+  CHECK(closed_by_peer(silent.get(), 5s));
+  REQUIRE(eventually([&] { return relay.relay.stats().timed_out == 1; }));
+  REQUIRE(relay.error_lines().size() == 1);
+  CHECK(relay.error_lines().at(0) == "channel: host " + relay.host + "'s relay dropped the connection from local pid " +
+                                         std::to_string(getpid()) + " (uid " + std::to_string(getuid()) +
+                                         "): no Hello within 300 ms");
+}
+
+TEST_CASE("a flood of idle local connections: the relay drops the oldest, says so once a second, its agent gets in") {
+  constexpr std::size_t kCap = 8;
+  constexpr int kFlood = 200;
+  TestServer test;
+  TestRelay relay(test, "flooded", 2000ms, kCap);
+  std::vector<Fd> flood;
+  for (int i = 0; i < kFlood; ++i) {
+    flood.push_back(connect_unix(relay.socket));
+    REQUIRE(flood.back().valid());
+    REQUIRE(write_all(flood.back().get(), std::string(2, '\0')));  // half a header: never a frame
+  }
+  ClientOptions options = options_for(test, "flooded", 1);
+  REQUIRE(options.host == relay.host);
+  Client agent(options);
+  REQUIRE_FALSE(agent.is_relay());
+  CHECK(agent.send_started(77));
+  REQUIRE(test.collector.wait_until([&] {
+    return test.collector.count_locked<Started>([](const Started& m) { return m.instance == 1; }) == 1;
+  }));
+  CHECK(relay.relay.stats().refused_over_cap >= kFlood - kCap);
+  const auto errors = relay.error_lines();
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.size() < 5);  // reported once a second with the count, not once per connection
+  CHECK_THAT(errors.at(0), Catch::StartsWith("channel: host " + relay.host + "'s relay dropped the connection from local pid") &&
+                               Catch::Contains("the oldest of 8 waiting to say Hello: a flood of connections?"));
 }
 
 TEST_CASE("the beat goes out at its interval") {

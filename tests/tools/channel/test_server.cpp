@@ -78,7 +78,7 @@ TEST_CASE("strangers are dropped with one clear line while the job's peer goes o
   CHECK_THAT(refusal_of(test, ""), Catch::Contains("no Hello within 300 ms"));
   CHECK_THAT(refusal_of(test, ""), Catch::StartsWith("channel: dropped the connection from 127.0.0.1:"));
   check_still_heard(test, peer.get(), 0);
-  const ServerStats stats = test.server.stats();
+  const PeerStats stats = test.server.stats();
   CHECK(stats.refused_hello == 3);
   CHECK(stats.refused_input == 3);
   CHECK(stats.timed_out == 2);
@@ -115,12 +115,28 @@ TEST_CASE("a flood of idle connections neither starves the job's peers nor flood
   check_still_heard(test, peer.get(), 0);
   check_still_heard(test, late.get(), 1);
   REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > 0; }));
-  const ServerStats stats = test.server.stats();
+  const PeerStats stats = test.server.stats();
   CHECK(stats.refused_over_cap >= kFlood - kCap);
   CHECK(stats.open_authenticated == 2);
   const auto errors = test.collector.errors();
   CHECK(errors.size() < 5);  // reported once a second with the count, not once per connection
   CHECK_THAT(errors.at(0), Catch::Contains("the oldest of 16 waiting to say Hello: a flood of connections?"));
+}
+
+TEST_CASE("over the cap, the oldest connection still waiting for its Hello is the one dropped") {
+  TestServer test(2000ms, 2);
+  Fd oldest = raw_connect(test.server.port());
+  Fd second = raw_connect(test.server.port());
+  REQUIRE(eventually([&] { return test.server.stats().accepted == 2; }));
+  Fd newest = raw_connect(test.server.port());
+  CHECK(closed_by_peer(oldest.get(), 5s));
+  CHECK(still_open(second.get()));
+  CHECK(still_open(newest.get()));
+  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() == 1; }));
+  CHECK(test.collector.errors().at(0) ==
+        "channel: dropped the connection from 127.0.0.1:" + std::to_string(local_port(oldest.get())) +
+            ", the oldest of 2 waiting to say Hello: a flood of connections? (1 dropped so far)");
+  CHECK(test.server.stats().refused_over_cap == 1);
 }
 
 TEST_CASE("a Request goes to the host that speaks for the instance, or to every host") {
