@@ -75,7 +75,8 @@ std::optional<int> first_failure_status(const std::vector<InstanceRecord>& recor
 }
 
 std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt, int attempts,
-                           int status, const std::vector<LostHost>& lost) {
+                           int status, const std::vector<LostHost>& lost,
+                           const std::vector<UnreportedInstance>& unreported) {
   std::string text = fmt::format("popdist run: the job failed ({}){}\n",
                                  lost.empty() ? describe_status(status) : fmt::format("lost host, exit status {}", status),
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
@@ -84,6 +85,12 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
                         "Open MPI's daemon killed)\n",
                         describe_lost({host}));
   }
+  for (const auto& instance : unreported) {
+    text += fmt::format("  instance {} on {}: never said how it ended (mpirun ended with 0, but its agent stopped "
+                        "reporting before the end)\n",
+                        instance.index, instance.host);
+  }
+  if (failures.empty() && !unreported.empty()) return text;
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see mpirun's message above\n";

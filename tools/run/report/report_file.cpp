@@ -11,6 +11,16 @@
 namespace popdist::cli {
 namespace {
 
+void write_lost_host(topology_cmd::JsonWriter& json, const LostHost& host) {
+  json.begin_object();
+  json.key("host").value(host.host);
+  json.key("instances").begin_array();
+  for (const int instance : host.instances) json.value(instance);
+  json.end_array();
+  json.key("last_heard_ms").value(static_cast<std::int64_t>(host.silent.count()));
+  json.end_object();
+}
+
 void write_failure(topology_cmd::JsonWriter& json, const Failure& failure, const Failure& first, long long start_ns) {
   json.begin_object();
   json.key("instance").value(failure.end.index);
@@ -38,18 +48,19 @@ std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure
   // The block popdist run prints, whole, so that a caller shows it without laying it out again.
   json.key("text").value(outcome.status == 0 ? std::string() : failure_report(failures, outcome.start_ns,
                                                                                outcome.attempt, outcome.attempts,
-                                                                               outcome.status, outcome.lost));
+                                                                               outcome.status, outcome.lost,
+                                                                               outcome.unreported));
   json.key("failures").begin_array();
   for (const auto& failure : failures) write_failure(json, failure, failures.front(), outcome.start_ns);
   json.end_array();
   json.key("lost_hosts").begin_array();
-  for (const auto& host : outcome.lost) {
+  for (const auto& host : outcome.lost) write_lost_host(json, host);
+  json.end_array();
+  json.key("unreported").begin_array();
+  for (const auto& instance : outcome.unreported) {
     json.begin_object();
-    json.key("host").value(host.host);
-    json.key("instances").begin_array();
-    for (const int instance : host.instances) json.value(instance);
-    json.end_array();
-    json.key("last_heard_ms").value(static_cast<std::int64_t>(host.silent.count()));
+    json.key("instance").value(instance.index);
+    json.key("host").value(instance.host);
     json.end_object();
   }
   json.end_array();

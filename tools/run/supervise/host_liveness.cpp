@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace popdist::cli {
 namespace {
@@ -13,46 +14,50 @@ struct Candidate {
   SteadyTime heard{};
 };
 
-std::map<int, Candidate> running_hosts(const LaunchPlan& plan, const std::vector<InstanceRecord>& records,
-                                       const std::map<std::string, SteadyTime>& heard) {
+std::map<int, Candidate> watched_hosts(const LaunchPlan& plan, const Hearing& hearing) {
   std::map<int, Candidate> hosts;
-  for (const auto& record : records) {
+  for (const auto& record : hearing.records) {
     const auto index = static_cast<std::size_t>(record.index);
     if (record.status || record.host.empty() || index >= plan.instances.size()) continue;
     auto& candidate = hosts[plan.instances[index].host];
     candidate.instances.push_back(record.index);
-    const auto seen = heard.find(record.host);
-    if (seen != heard.end()) candidate.heard = std::max(candidate.heard, seen->second);
+    const auto seen = hearing.heard.find(record.host);
+    if (seen != hearing.heard.end()) candidate.heard = std::max(candidate.heard, seen->second);
   }
   return hosts;
 }
 
-LostHost lost_host(const LaunchPlan& plan, int host, const Candidate& candidate, SteadyTime now) {
-  return {plan.hosts[static_cast<std::size_t>(host)].name, candidate.instances,
-          std::chrono::duration_cast<std::chrono::milliseconds>(now - candidate.heard)};
+/// When the first instance said it ended (on popdist run's clock); nullopt when none did.
+std::optional<SteadyTime> first_end(const std::vector<InstanceRecord>& records) {
+  std::optional<SteadyTime> first;
+  for (const auto& record : records) {
+    if (record.status && (!first || record.ended_at < *first)) first = record.ended_at;
+  }
+  return first;
 }
 
 }  // namespace
 
-std::vector<LostHost> silent_hosts(const LaunchPlan& plan, const std::vector<InstanceRecord>& records,
-                                   const std::map<std::string, SteadyTime>& heard, SteadyTime now,
-                                   std::chrono::milliseconds limit) {
-  std::vector<LostHost> lost;
-  for (const auto& [host, candidate] : running_hosts(plan, records, heard)) {
-    if (now - candidate.heard >= limit) lost.push_back(lost_host(plan, host, candidate, now));
-  }
-  return lost;
+Hearing hearing_now(const JobRecords& records) {
+  return {records.snapshot(), records.last_heard(), std::chrono::steady_clock::now()};
 }
 
-std::vector<LostHost> hosts_gone_before_the_end(const LaunchPlan& plan, const std::vector<InstanceRecord>& records,
-                                                const std::map<std::string, SteadyTime>& heard, SteadyTime now) {
-  std::optional<SteadyTime> first_end;
-  for (const auto& record : records) {
-    if (record.status && (!first_end || record.ended_at < *first_end)) first_end = record.ended_at;
-  }
+std::chrono::milliseconds host_timeout_limit(double seconds) {
+  return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
+}
+
+std::vector<LostHost> lost_hosts(Moment moment, const LaunchPlan& plan, const Hearing& hearing,
+                                 std::chrono::milliseconds limit) {
+  if (limit.count() <= 0) return {};
+  const auto ended = moment == Moment::mpirun_ended ? first_end(hearing.records) : std::nullopt;
   std::vector<LostHost> lost;
-  for (const auto& [host, candidate] : running_hosts(plan, records, heard)) {
-    if (!first_end || candidate.heard < *first_end) lost.push_back(lost_host(plan, host, candidate, now));
+  for (const auto& [host, candidate] : watched_hosts(plan, hearing)) {
+    const bool silent = moment == Moment::mpirun_running ? hearing.now - candidate.heard >= limit
+                                                         : !ended || candidate.heard < *ended;
+    if (silent) {
+      lost.push_back({plan.hosts[static_cast<std::size_t>(host)].name, candidate.instances,
+                      std::chrono::duration_cast<std::chrono::milliseconds>(hearing.now - candidate.heard)});
+    }
   }
   return lost;
 }

@@ -1,13 +1,22 @@
 #pragma once
-// --host-timeout: which hosts of the plan are lost. Every agent beats from a thread of its own
-// (not its program's) over the job's channel, so a host whose running instances' agents have
-// gone silent has lost its link, its processes or its daemon -- never merely a busy program. A
-// host counts once it has been heard from (a slow start is mpirun's to report) and while one of
-// its instances has not said how it ended. Pure: the records and the clock in, the lost out.
+// --host-timeout: which hosts of the plan are lost -- one decision for every moment popdist run
+// asks: while mpirun runs (lost_host_watch.hpp, every half second) and once mpirun has ended by
+// itself, with a failure or with 0 (attempt_end.hpp). Every agent beats from a thread of its own
+// (not its program's) over the job's channel, so a host whose running instances' agents have gone
+// silent has lost its link, its processes or its daemon -- never merely a busy program. The rule
+// (docs/guide/long-jobs.md, "When a host is lost"; design.md §13):
+//  - a host is watched once it has been heard from (a slow start is mpirun's to report) and while
+//    one of its instances has not said how it ended;
+//  - while mpirun runs, such a host is lost when nothing was heard from it for the limit;
+//  - once mpirun has ended, it is lost when it was silent since before the first instance ended
+//    (or no instance said it ended): a teardown after a program's failure silences hosts only
+//    after that failure, so it never counts; what mpirun's status says changes nothing here;
+//  - under --host-timeout 0 no host is ever lost, at any moment.
+// lost_hosts() is pure: the records, the clock and the limit in, the lost hosts out;
+// hearing_now() takes the attempt's records and the clock as they stand.
 
 #include <chrono>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,18 +32,29 @@ struct LostHost {
   std::chrono::milliseconds silent{};  ///< since it was last heard from
 };
 
-/// While mpirun runs: the hosts with an instance that has not ended and nothing heard for `limit`.
-[[nodiscard]] std::vector<LostHost> silent_hosts(const LaunchPlan& plan, const std::vector<InstanceRecord>& records,
-                                                 const std::map<std::string, SteadyTime>& heard, SteadyTime now,
-                                                 std::chrono::milliseconds limit);
+/// What popdist run has heard at one moment: what every instance's agent said, when each host (as
+/// its relay names itself) was last heard from (any message, a beat included), and the time.
+struct Hearing {
+  std::vector<InstanceRecord> records;
+  std::map<std::string, SteadyTime> heard;
+  SteadyTime now{};
+};
 
-/// After mpirun ended by itself (it noticed a daemon die first): the hosts with an instance that
-/// neither ended nor kept beating, silent since before any instance ended -- a teardown after a
-/// program's failure silences hosts only after that failure, so it never counts.
-[[nodiscard]] std::vector<LostHost> hosts_gone_before_the_end(const LaunchPlan& plan,
-                                                              const std::vector<InstanceRecord>& records,
-                                                              const std::map<std::string, SteadyTime>& heard,
-                                                              SteadyTime now);
+/// The attempt's records as they stand, and the steady clock's now.
+[[nodiscard]] Hearing hearing_now(const JobRecords& records);
+
+/// When the question is asked.
+enum class Moment {
+  mpirun_running,  ///< the watch
+  mpirun_ended,    ///< mpirun ended by itself (not stopped by a signal), whatever its status
+};
+
+/// --host-timeout `seconds` as the limit lost_hosts() takes (0: off).
+[[nodiscard]] std::chrono::milliseconds host_timeout_limit(double seconds);
+
+/// The hosts of `plan` lost at `moment` under the limit `limit` (zero: off, none is ever lost).
+[[nodiscard]] std::vector<LostHost> lost_hosts(Moment moment, const LaunchPlan& plan, const Hearing& hearing,
+                                               std::chrono::milliseconds limit);
 
 /// "h2 (instances 2, 3; last heard 10.4 s ago)" per host, comma-separated.
 [[nodiscard]] std::string describe_lost(const std::vector<LostHost>& lost);

@@ -10,14 +10,11 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <map>
 #include <thread>
 
 #include "job/shell_status.hpp"
 #include "job/parent_death.hpp"
 #include "popdist/error.hpp"
-#include "run/supervise/stall_watch.hpp"
-#include "run/supervise/unreaped_children.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -69,86 +66,51 @@ pid_t wait_for(pid_t pid, int& status) {
   return waited;
 }
 
-int lowest_failure(const std::vector<UnreapedChild>& children) {
-  int lowest = 0;
-  for (const auto& child : children) {
-    if (child.exit_status != 0 && (lowest == 0 || child.exit_status < lowest)) lowest = child.exit_status;
+/// Ends `pid` as `verdict` says: SIGKILL at once, or SIGTERM and then (sigterm_then_sigkill)
+/// SIGKILL when it is still there after the verdict's grace. Returns what waitpid returned;
+/// `status` becomes the verdict's status (as a wait status).
+pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status) {
+  using Ending = WatchVerdict::Ending;
+  ::kill(pid, verdict.ending == Ending::sigkill ? SIGKILL : SIGTERM);
+  pid_t waited = 0;
+  if (verdict.ending == Ending::sigterm_then_sigkill) {
+    const auto deadline = std::chrono::steady_clock::now() + verdict.grace;
+    while (waited != pid && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      waited = ::waitpid(pid, &status, WNOHANG);
+    }
+    if (waited != pid) ::kill(pid, SIGKILL);
   }
-  return lowest;
+  if (waited != pid) waited = wait_for(pid, status);
+  status = W_EXITCODE(verdict.status, 0);
+  return waited;
 }
 
-/// Ends `pid` after a host was lost: SIGTERM (mpirun ends the instances it can reach), then
-/// SIGKILL when it is still there after `grace` (its teardown waiting on the lost host's daemon).
-pid_t end_for_lost_host(pid_t pid, std::chrono::milliseconds grace, int& status) {
-  ::kill(pid, SIGTERM);
-  const auto deadline = std::chrono::steady_clock::now() + grace;
-  bool reaped = false;
-  while (!reaped && std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    reaped = ::waitpid(pid, &status, WNOHANG) == pid;
-  }
-  if (!reaped) {
-    ::kill(pid, SIGKILL);
-    wait_for(pid, status);
-  }
-  status = W_EXITCODE(kLostHostStatus, 0);
-  return pid;
-}
+/// What waiting under the watches found: waitpid's result, the wait status, the verdict if any.
+struct Waited {
+  pid_t waited = 0;
+  int status = 0;
+  std::optional<WatchVerdict> verdict;
+};
 
-/// waitpid for `pid`, polling, while watching its children: one that has ended and stays
-/// unreaped for the watch's limit means the program's own event loop has stopped (mpirun hanging
-/// in PMIx's server finalize after its job ended, seen with Open MPI 4.1 when an instance dies
-/// while others start MPI). Then the program is killed and `status` is built from the recorded
-/// first failure or its children's (as a wait status). Returns what waitpid returned.
-pid_t wait_watching_children(pid_t pid, const HangWatch& watch, const std::string& path, int& status) {
-  const auto limit = watch.unreaped_limit;
-  using Clock = std::chrono::steady_clock;
+/// waitpid for `pid`, polling every 100 ms, asking every watch every half second (a watch may read
+/// /proc); the first verdict ends the program as it says.
+Waited wait_watched(pid_t pid, std::vector<Watch>& watches) {
   constexpr auto poll = std::chrono::milliseconds(100);
-  constexpr int polls_per_look = 5;  // /proc is read every half second
-  std::map<pid_t, Clock::time_point> unreaped_since;
-  std::optional<StallWatch> stall;
-  if (watch.stall_limit && watch.last_output) stall.emplace(watch.last_output, *watch.stall_limit);
+  constexpr int polls_per_look = 5;
+  Waited result;
   for (int round = 0;; ++round) {
-    const pid_t waited = ::waitpid(pid, &status, WNOHANG);
-    if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
+    result.waited = ::waitpid(pid, &result.status, WNOHANG);
+    if (result.waited != 0 && !(result.waited < 0 && errno == EINTR)) return result;
     std::this_thread::sleep_for(poll);
     if (round % polls_per_look != 0) continue;
-    const auto now = Clock::now();
-    const auto children = unreaped_children(pid);
-    std::map<pid_t, Clock::time_point> still;
-    bool stuck = false;
-    for (const auto& child : children) {
-      const auto seen = unreaped_since.find(child.pid);
-      const auto since = seen != unreaped_since.end() ? seen->second : now;
-      still[child.pid] = since;
-      stuck = stuck || now - since >= limit;
-    }
-    unreaped_since = std::move(still);
-    if (watch.host_lost && watch.host_lost()) return end_for_lost_host(pid, watch.lost_host_grace, status);
-    if (stall && stall->stalled()) {
-      if (watch.on_stall) watch.on_stall();
-      if (watch.keep_running_on_stall) {
-        stall->restart();
-      } else {
-        ::kill(pid, SIGTERM);  // mpirun ends every instance, within the grace period
-        wait_for(pid, status);
-        status = W_EXITCODE(kStallStatus, 0);
-        return pid;
+    for (auto& watch : watches) {
+      result.verdict = watch(pid);
+      if (result.verdict) {
+        result.waited = end_as_told(pid, *result.verdict, result.status);
+        return result;
       }
     }
-    if (!stuck) continue;
-    const auto recorded = watch.first_failure ? watch.first_failure() : std::nullopt;
-    const int result = recorded ? *recorded : lowest_failure(children);
-    std::fprintf(stderr,
-                 "popdist run: %s has left processes it started unreaped for %.0f s after they ended: it hangs "
-                 "in its own teardown; ending it (exit status %d, %s)\n",
-                 path.c_str(), std::chrono::duration<double>(limit).count(), result,
-                 recorded ? "the first instance to fail ended so" : "the lowest of its ended processes'");
-    std::fflush(stderr);
-    ::kill(pid, SIGKILL);
-    const pid_t reaped = wait_for(pid, status);
-    status = W_EXITCODE(result, 0);
-    return reaped;
   }
 }
 
@@ -224,8 +186,11 @@ int read_exec_error(int status_read) {
 
 int stop_signal_received() { return g_handler_shared.stop_signal; }
 
-int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
-                 const std::optional<HangWatch>& hang_watch) {
+int run_and_wait(const std::string& path, const std::vector<std::string>& argv) {
+  return run_watched(path, argv, {}).status;
+}
+
+WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv, std::vector<Watch> watches) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -250,12 +215,15 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv,
   ::close(status_pipe[1]);
   const int exec_error = read_exec_error(status_pipe[0]);
 
-  int status = 0;
-  const pid_t waited =
-      hang_watch ? wait_watching_children(pid, *hang_watch, path, status) : wait_for(pid, status);
+  Waited waited;
+  if (watches.empty()) {
+    waited.waited = wait_for(pid, waited.status);
+  } else {
+    waited = wait_watched(pid, watches);
+  }
   if (exec_error != 0) throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
-  if (waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));
-  return shell_status(status);
+  if (waited.waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));
+  return {shell_status(waited.status), std::move(waited.verdict)};
 }
 
 }  // namespace popdist::cli

@@ -14,4 +14,15 @@ bool StallWatch::stalled() {
 
 void StallWatch::restart() { since_ = Clock::now(); }
 
+Watch stall_watch(StallWatch stall, std::function<void()> report, bool keep_running) {
+  return [stall = std::move(stall), report = std::move(report), keep_running](pid_t) mutable
+         -> std::optional<WatchVerdict> {
+    if (!stall.stalled()) return std::nullopt;
+    if (report) report();
+    if (!keep_running) return WatchVerdict{kStallStatus, WatchVerdict::Ending::sigterm, {}, {}};
+    stall.restart();
+    return std::nullopt;
+  };
+}
+
 }  // namespace popdist::cli

@@ -2,11 +2,14 @@
 // --stall-timeout: notices that no instance has written output for a while. Each agent, on every
 // host, sends an Activity message over the job's channel when its program writes (at most once a
 // second, agent/instance_agent.cpp); the newest of those times (job_records.hpp, on popdist run's
-// clock) is the job's last output.
+// clock) is the job's last output. StallWatch keeps the count; stall_watch() is the watch that
+// process_runner.hpp polls (watch.hpp).
 
 #include <chrono>
 #include <functional>
 #include <optional>
+
+#include "run/supervise/watch.hpp"
 
 namespace popdist::cli {
 
@@ -28,5 +31,11 @@ class StallWatch {
   std::chrono::milliseconds limit_;
   Clock::time_point since_;
 };
+
+/// The stall as a watch: once StallWatch finds a stall, `report` runs (where each instance is);
+/// then the verdict ends the attempt -- SIGTERM to mpirun, which ends every instance within the
+/// grace period, status kStallStatus -- unless `keep_running`: then nothing ends and the limit
+/// counts again.
+[[nodiscard]] Watch stall_watch(StallWatch stall, std::function<void()> report, bool keep_running);
 
 }  // namespace popdist::cli

@@ -2,7 +2,7 @@
 // The children of a process that have ended but that it has not reaped (zombies), read from
 // /proc. `popdist run` uses it to notice an mpirun that hangs in its own teardown: a live
 // mpirun reaps its instances at once, so an instance left unreaped for seconds means that its
-// event loop has stopped (process_runner.hpp).
+// event loop has stopped (hung_teardown.hpp).
 
 #include <sys/types.h>
 

@@ -59,6 +59,19 @@ TEST_CASE("nothing recorded: the report says so and points to mpirun's message",
   CHECK_THAT(failure_report({}, 0, 0, 1, 1), Contains("no instance's agent said how it ended"));
 }
 
+TEST_CASE("lost hosts open the report; instances that never said how they ended are named", "[report]") {
+  const std::vector<popdist::cli::LostHost> lost{{"h2", {2, 3}, std::chrono::milliseconds(3200)}};
+  auto text = failure_report({}, 0, 0, 1, 122, lost);
+  CHECK_THAT(text, Contains("the job failed (lost host, exit status 122)") &&
+                       Contains("  lost host: h2 (instances 2, 3; last heard 3.2 s ago): no word from its agents"));
+  // --host-timeout 0: mpirun said 0, but two agents never said how their instances ended
+  text = failure_report({}, 0, 0, 1, 1, {}, {{2, "h2"}, {3, "h2"}});
+  CHECK_THAT(text, Contains("the job failed (exit code 1)") &&
+                       Contains("  instance 2 on h2: never said how it ended") &&
+                       Contains("  instance 3 on h2: never said how it ended"));
+  CHECK(text.find("no instance's agent said how it ended") == std::string::npos);
+}
+
 namespace {
 
 using popdist::cli::channel::Delivery;

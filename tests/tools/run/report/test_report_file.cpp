@@ -46,3 +46,18 @@ TEST_CASE("the report file: success has no failures; the file is replaced whole"
   CHECK_FALSE(std::filesystem::exists(path + ".partial"));
   std::remove(path.c_str());
 }
+
+TEST_CASE("the report file: lost hosts, and instances that never said how they ended", "[report]") {
+  AttemptOutcome lost;
+  lost.status = 122;
+  lost.lost = {{"h2", {2, 3}, std::chrono::milliseconds(3200)}};
+  CHECK_THAT(report_json(lost, {}), Contains(R"("host": "h2")") && Contains(R"("last_heard_ms": 3200)") &&
+                                        Contains(R"("unreported": [])"));
+  AttemptOutcome unreported;
+  unreported.status = 1;
+  unreported.unreported = {{3, "h2"}};
+  const auto json = report_json(unreported, {});
+  CHECK_THAT(json, Contains(R"("lost_hosts": [])") && Contains(R"("instance": 3)") && Contains(R"("host": "h2")") &&
+                       Contains("instance 3 on h2: never said how it ended"));
+  CHECK(json.find(R"("unreported": [])") == std::string::npos);
+}

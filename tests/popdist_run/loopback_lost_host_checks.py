@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""A lost host on this machine alone: `popdist run` over two of the testbed's fake hosts
+(fake_rsh.sh), where hostB's instances stop their own agents (SIGSTOP to the program's parent:
+no beat, no end, as when a host's link or machine goes) for STOPPED_FOR seconds and then let them
+go on. The netns testbed (tests/netns/lost_host_checks.py) cuts real links; this is the quick
+loop's version.
+
+  lost  --host-timeout 2: hostB is named lost (its instances 2 and 3) in the report and in
+        --report-file, exit status 122, and nothing of the job is left running.
+  off   --host-timeout 0: no host is ever lost -- hostB falls silent for longer than any timeout
+        and the job still ends as its programs do (exit 0, no "lost host").
+
+Parallel-safe without the helpers' testbed lock: each fake host is a UTS namespace, which is
+per-process, and its session files live under this check's own TMPDIR (fake_rsh.sh puts them in
+$TMPDIR/fakehost.<host>). Usage: loopback_lost_host_checks.py <lost|off> <popdist> <testbed>.
+"""
+
+import json
+import os
+import shlex
+import sys
+import tempfile
+import time
+
+from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, processes_with, run
+
+HOST_TIMEOUT = 2
+STOPPED_FOR = 5
+# Every bound below is the mechanism's own plus slack for a loaded 2-core machine: the start of a
+# job on fake hosts, the agents' pause, the host-timeout and the watch's half-second poll, the
+# grace (1 s) + 2 s before mpirun's SIGKILL, and the 2 s wait for the agents' last word.
+RUN_TIMEOUT = 60
+
+
+def program(token):
+    """Instances 2 and 3 (hostB) stop their agents once those have been heard, and continue them
+    after STOPPED_FOR s; instances 0 and 1 (hostA) sleep as long. `token` marks the job's processes."""
+    return (f'if [ "$OMPI_COMM_WORLD_RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; '
+            f'kill -CONT $PPID; exit 0; fi; exec sleep {STOPPED_FOR + 2}.{token}')
+
+
+def run_job(popdist, testbed, host_timeout, tmp):
+    env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
+    env["TMPDIR"] = tmp  # the fake hosts' session files and the job directory: this check's own
+    env["OMP_NUM_THREADS"] = "1"
+    token = f"{os.getpid()}{int(time.time())}"
+    report = os.path.join(tmp, "report.json")
+    command = [popdist, "run", "--num-instances", "4", "--host", "hostA,hostB", "--host-timeout", str(host_timeout),
+               "--report-file", report, "--mpi-global-args", f"--mca plm_rsh_agent {fake_hosts_agent(testbed)}",
+               "--", "sh", "-c", program(token)]
+    print("+ " + shlex.join(command), flush=True)
+    result = run(command, env=env, timeout=RUN_TIMEOUT)
+    with open(report) as f:
+        return result, json.load(f), token
+
+
+def nothing_left(token, seconds=15):
+    """The job's processes are gone (the agents die with Open MPI's daemons, the programs with
+    their agents); after `seconds`, what is left fails the check."""
+    deadline = time.monotonic() + seconds
+    while processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_with(token)
+    check(not left, f"processes left running after the job: {left}")
+
+
+def lost(popdist, testbed):
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.monotonic()
+        result, report, token = run_job(popdist, testbed, HOST_TIMEOUT, tmp)
+        elapsed = time.monotonic() - start
+        check(result.returncode == 122, f"expected exit status 122 (lost host): {describe(result)}")
+        check("lost host hostB (instances 2, 3;" in result.stderr, f"the watch did not name hostB: {describe(result)}")
+        check("  lost host: hostB (instances 2, 3;" in result.stderr, f"the report did not name hostB: {describe(result)}")
+        named = {host["host"]: host["instances"] for host in report["lost_hosts"]}
+        check(named.get("hostB") == [2, 3], f"--report-file's lost_hosts: {report['lost_hosts']}")
+        check(report["status"] == 122, f"--report-file's status: {report['status']}")
+        nothing_left(token)
+        print(f"hostB lost: exit 122 after {elapsed:.1f} s (--host-timeout {HOST_TIMEOUT})")
+
+
+def off(popdist, testbed):
+    with tempfile.TemporaryDirectory() as tmp:
+        result, report, token = run_job(popdist, testbed, 0, tmp)
+        check(result.returncode == 0, f"--host-timeout 0 must never find a host lost: {describe(result)}")
+        check("lost host" not in result.stderr, f"a host was called lost under --host-timeout 0: {describe(result)}")
+        check(report["lost_hosts"] == [] and report["status"] == 0, f"--report-file: {report}")
+        nothing_left(token)
+        print(f"hostB silent for {STOPPED_FOR} s under --host-timeout 0: not lost, exit 0")
+
+
+CHECKS = {"lost": lost, "off": off}
+
+if __name__ == "__main__":
+    sys.exit(main(CHECKS, sys.argv))

@@ -1,0 +1,127 @@
+#include "run/supervise/attempt.hpp"
+
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+
+#include "common/say.hpp"
+#include "job/job_directory.hpp"
+#include "run/mpirun/mpirun_command.hpp"
+#include "run/report/announcement.hpp"
+#include "run/report/failure_report.hpp"
+#include "run/report/report_file.hpp"
+#include "run/supervise/attempt_end.hpp"
+#include "run/supervise/hung_teardown.hpp"
+#include "run/supervise/job_channel.hpp"
+#include "run/supervise/job_records.hpp"
+#include "run/supervise/lost_host_watch.hpp"
+#include "run/supervise/process_runner.hpp"
+#include "run/supervise/stack_gathering.hpp"
+#include "run/supervise/stall_watch.hpp"
+#include "stacks/stack_query.hpp"
+
+namespace popdist::cli {
+namespace {
+
+/// How long one of mpirun's ended children may stay unreaped before mpirun counts as hung.
+constexpr std::chrono::seconds kUnreapedLimit{5};
+
+/// The stack report of the running attempt, waiting at most the given time for the dumps.
+using Gather = std::function<std::string(std::chrono::milliseconds)>;
+
+/// `popdist stacks` finds a running job by this file (stacks/stack_report.hpp): our pid and the instance count.
+void write_launcher_file(const std::string& job_dir, int num_instances) {
+  if (job_dir.empty()) return;
+  std::ofstream(job_dir + "/popdist-run.pid") << ::getpid() << " " << num_instances << "\n";
+}
+
+/// Under a process limit (ulimit -u; root has none), a job that fails at its start may have hit
+/// it: each instance is two processes (its agent and the program) plus MPI's threads.
+std::string process_limit_hint() {
+  struct rlimit limit {};
+  if (::geteuid() == 0 || ::getrlimit(RLIMIT_NPROC, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return {};
+  return fmt::format("  the process limit (ulimit -u) is {}: each instance takes two processes (its agent and the "
+                     "program) and MPI's threads; a start-up failure such as \"pmix_init failed\" may be this limit\n",
+                     static_cast<unsigned long long>(limit.rlim_cur));
+}
+
+long long steady_ns(std::chrono::steady_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(time.time_since_epoch()).count();
+}
+
+/// The watches over mpirun, in the order they are asked: a lost host, a stall, a hung teardown.
+std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& records, const Gather& gather,
+                                   const std::string& mpirun_path) {
+  const auto& options = job.options;
+  std::vector<Watch> watches{
+      lost_host_watch(job.plan, records, options.host_timeout, std::chrono::seconds(options.grace_period + 2))};
+  if (options.stall_timeout) {
+    const auto limit = std::chrono::milliseconds(static_cast<long long>(*options.stall_timeout * 1000));
+    const auto report = [seconds = *options.stall_timeout, gather] {
+      say(fmt::format("no output from any instance for {} s (--stall-timeout): where each instance is", seconds));
+      fmt::print(stderr, "{}", gather(std::chrono::seconds(5)));
+      std::fflush(stderr);
+    };
+    watches.push_back(stall_watch(StallWatch([&records] { return records.last_output(); }, limit), report,
+                                  options.stall_keep_running));
+  }
+  watches.push_back(hung_teardown_watch(
+      kUnreapedLimit, [&records] { return first_failure_status(records.snapshot()); }, mpirun_path));
+  return watches;
+}
+
+/// How the attempt ended: the lost-host watch's verdict, else -- unless a signal stopped the job --
+/// mpirun's status checked against what the agents said.
+AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, const WatchedRun& run, bool stopped) {
+  if (run.status != 0 || !stopped) settle(records);
+  if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
+  if (stopped) return {run.status, {}, {}};
+  return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));
+}
+
+/// The failure block on stderr (not after a stall, which said its own, nor when stopped) and the report file.
+void report_attempt(const PreparedJob& job, int attempt, long long start, const AttemptEnd& end, bool stopped,
+                    const JobRecords& records) {
+  const auto failures = end.status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
+  const int attempts = job.options.max_restarts + 1;
+  if (end.status != 0 && end.status != kStallStatus && !stopped) {
+    fmt::print(stderr, "{}{}", failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported),
+               process_limit_hint());
+    std::fflush(stderr);
+  }
+  if (!job.options.report_file.empty()) {
+    const AttemptOutcome outcome{end.status, attempt, attempts, stopped, start, end.lost, end.unreported};
+    write_report_file(job.options.report_file, outcome, failures);
+  }
+}
+
+}  // namespace
+
+AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
+  const JobDirectory job_dir;
+  MpirunContext context = attempt_context(job, attempt, job_dir.path());
+  JobRecords records(job.plan.num_instances);
+  const auto channel = open_channel(job.channel_address, job.plan.hosts.size(), records, context);
+  write_launcher_file(job_dir.path(), job.plan.num_instances);
+  const auto command = build_mpirun_command(job.plan, job.options, context);
+  if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
+  const auto job_name = fmt::format("the job in {}", job_dir.path());
+  const Gather gather = [&](std::chrono::milliseconds wait) {
+    return channel ? gather_stack_report(*channel, records, wait, job_name)
+                   : fmt::format("popdist run: {} has no channel to its instances: no stacks\n", job_name);
+  };
+  const StackQueryService queries(job_dir.path(), gather);
+  const long long start = steady_ns(std::chrono::steady_clock::now());
+  const auto run = run_watched(mpirun_path, command.argv, attempt_watches(job, records, gather, mpirun_path));
+  const bool stopped = stop_signal_received() != 0;
+  const auto end = attempt_end(job, records, run, stopped);
+  report_attempt(job, attempt, start, end, stopped, records);
+  return {end.status, end.lost};
+}
+
+}  // namespace popdist::cli
