@@ -80,7 +80,7 @@ TEST_CASE("one app context for every instance: forwarded variables, then the age
   CHECK_FALSE(has_sequence(split.global, {"--allow-run-as-root"}));
 }
 
-TEST_CASE("MASTER_ADDR and MASTER_PORT once for every instance; the rest is the agent's", "[command]") {
+TEST_CASE("MASTER_ADDR and MASTER_PORT once for every instance, the rest is the agent's", "[command]") {
   const auto plan = popdist::cli::plan_launch(4, 4, 1, {{"a", {}}, {"b", {}}});
   auto context = context_with(2);
   context.master_addr = "10.0.0.5";
@@ -255,7 +255,7 @@ TEST_CASE("a user's -x of a variable popdist run sets is refused, naming it and 
   CHECK_NOTHROW(build_mpirun_command(plan, options, context));
 }
 
-TEST_CASE("':' among the program's words reaches it verbatim; ':' or --app in --mpi-*-args is refused", "[command]") {
+TEST_CASE("':' among the program's words reaches it verbatim, ':' or --app in --mpi-*-args is refused", "[command]") {
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   auto options = options_for(2, 2, {"prog", "x", ":", "-np", "1", "touch", "FILE", ":"});
   const auto command = build_mpirun_command(plan, options, context_with(4));

@@ -109,7 +109,7 @@ TEST_CASE("attempt_exports: the attempt, the restarts, torchrun's run id, the jo
   CHECK(exported(exports, "POPDIST_RUN_JOB_DIR") == "/tmp/popdist-run-abc");
 }
 
-TEST_CASE("attempt_context: the attempt's directory, logs and exports; a fixed port stays", "[prepared_job]") {
+TEST_CASE("attempt_context: the attempt's directory, logs and exports, a fixed port stays", "[prepared_job]") {
   auto options = line(2);
   options.log_dir = "logs";
   options.master_port = 29400;

@@ -35,7 +35,7 @@ TEST_CASE("torch's error file: the traceback, else the message", "[report]") {
   CHECK(popdist::cli::torch_error_text("not json at all").empty());
 }
 
-TEST_CASE("the report: first failure first with its lines; the teardown's victims on one line", "[report]") {
+TEST_CASE("the report: first failure first with its lines, the teardown's victims on one line", "[report]") {
   const long long start = 1'000'000'000'000;
   std::vector<Failure> failures{
       {{1, 139, start + 2'500'000'000, "hostB"}, "Fatal Python error: Segmentation fault\n", "stderr"},
@@ -59,7 +59,7 @@ TEST_CASE("nothing recorded: the report says so and points to mpirun's message",
   CHECK_THAT(failure_report({}, 0, 0, 1, 1), Contains("no instance's agent said how it ended"));
 }
 
-TEST_CASE("lost hosts open the report; instances that never said how they ended are named", "[report]") {
+TEST_CASE("lost hosts open the report, instances that never said how they ended are named", "[report]") {
   const std::vector<popdist::cli::LostHost> lost{{"h2", {2, 3}, std::chrono::milliseconds(3200)}};
   auto text = failure_report({}, 0, 0, 1, 122, lost);
   CHECK_THAT(text, Contains("the job failed (lost host, exit status 122)") &&

@@ -19,7 +19,7 @@ TEST_CASE("the report file: the job's status, then each failure first first, esc
       {{1, 1, start + 2'500'000'000, "node3"}, "Traceback:\n  \"x\"\nValueError: boom\n", "stderr"},
       {{0, 143, start + 2'600'000'000, "node2"}, "", "stderr"},
   };
-  const auto json = report_json(AttemptOutcome{1, 1, 3, false, start}, failures);
+  const auto json = report_json(AttemptOutcome{1, 1, 3, false, start, {}, {}}, failures);
   CHECK_THAT(json, Contains(R"("status": 1)") && Contains(R"("status_text": "exit code 1")") &&
                        Contains(R"("attempt": 1)") && Contains(R"("attempts": 3)") && Contains(R"("stopped": false)"));
   CHECK_THAT(json, Contains(R"("instance": 1)") && Contains(R"("host": "node3")") && Contains(R"("after_ms": 2500)") &&
@@ -35,11 +35,11 @@ TEST_CASE("the report file: the job's status, then each failure first first, esc
                                 R"(instance(s) 0\n")"));
 }
 
-TEST_CASE("the report file: success has no failures; the file is replaced whole", "[report]") {
-  CHECK_THAT(report_json(AttemptOutcome{0, 0, 1, false, 0}, {}),
+TEST_CASE("the report file: success has no failures, the file is replaced whole", "[report]") {
+  CHECK_THAT(report_json(AttemptOutcome{0, 0, 1, false, 0, {}, {}}, {}),
              Contains(R"("failures": [])") && Contains(R"("text": "")"));
   const auto path = (std::filesystem::temp_directory_path() / "popdist-report-file-test.json").string();
-  popdist::cli::write_report_file(path, AttemptOutcome{2, 0, 1, true, 0}, {});
+  popdist::cli::write_report_file(path, AttemptOutcome{2, 0, 1, true, 0, {}, {}}, {});
   std::stringstream text;
   text << std::ifstream(path).rdbuf();
   CHECK_THAT(text.str(), Contains(R"("stopped": true)"));

@@ -104,7 +104,7 @@ TEST_CASE("run_watched: a verdict ends the program as it says, with its status",
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
 }
 
-TEST_CASE("run_watched: the watches are asked in order; the first verdict wins", "[process]") {
+TEST_CASE("run_watched: the watches are asked in order, the first verdict wins", "[process]") {
   using Ending = WatchVerdict::Ending;
   const auto run = run_watched("/bin/sh", {"sh", "-c", "exec sleep 60"},
                                {verdict_after(3, {1, Ending::sigkill, {}, {}}), verdict_after(1, {2, Ending::sigkill, {}, {}})});
