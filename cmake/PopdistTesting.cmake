@@ -55,3 +55,17 @@ function(popdist_catch_tests target)
   file(WRITE ${labels_file} "set_tests_properties(\${${target}_TESTS} PROPERTIES LABELS \"${ARG_LABELS}\")\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${labels_file})
 endfunction()
+
+# popdist_testbed_setup(<test>)
+#   marks <test> as the fixture setup of a testbed that exists once per machine (the namespaces,
+#   the Slurm cluster; tests/testbed/testbed_lock.py): it may wait POPDIST_TESTBED_WAIT seconds for
+#   a test run of another build tree to give the testbed back, so its timeout is that wait plus
+#   120 s of its own, and it takes one processor (it mostly waits). Call it after any
+#   set_tests_properties that gives <test> a TIMEOUT or PROCESSORS.
+set(POPDIST_TESTBED_WAIT 1800 CACHE STRING
+    "Seconds a testbed's setup waits for another test run on this machine to give the testbed back")
+function(popdist_testbed_setup test)
+  math(EXPR timeout "${POPDIST_TESTBED_WAIT} + 120")
+  set_tests_properties(${test} PROPERTIES TIMEOUT ${timeout} PROCESSORS 1
+                       ENVIRONMENT "POPDIST_TESTBED_WAIT=${POPDIST_TESTBED_WAIT}")
+endfunction()

@@ -87,16 +87,23 @@ def _at_exit():
         try:
             teardown()
         except BaseException:  # noqa: BLE001 - reported; the other teardowns still run
-            print("Exception ignored in: \"popdist's teardown at exit\"", file=sys.stderr)
             import traceback
 
-            traceback.print_exc()
+            _say('Exception ignored in: "popdist\'s teardown at exit"\n' + traceback.format_exc())
     if _life.owns_mpi:
         return  # the C++ on_exit hook finalizes, with the exit status
     try:
         _core.finalize()
     except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
-        print("popdist: finalize at exit failed:", error, file=sys.stderr)
+        _say(f"popdist: finalize at exit failed: {error}\n")
+
+
+def _say(text):
+    # One write: under plain mpirun every instance's stderr merges into one stream, and print()
+    # writes its pieces apart on an unbuffered stream (PYTHONUNBUFFERED), so another instance's
+    # line could come between them.
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 # --- uncaught exceptions ---------------------------------------------------------------------------
@@ -276,7 +283,7 @@ def release_torch_distributed(on_group_destroyed=None):
                 on_group_destroyed()
             gc.collect()
     except Exception as error:  # noqa: BLE001 - at exit there is nobody left to raise to
-        print(f"popdist.torch: releasing torch.distributed at exit failed: {error}", file=sys.stderr, flush=True)
+        _say(f"popdist.torch: releasing torch.distributed at exit failed: {error}\n")
 
 
 def _detach_ddp_modules(gc, ddp):

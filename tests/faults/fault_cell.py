@@ -22,7 +22,9 @@ PHASES = ("before_init", "in_init", "sync", "timed_sync", "execute", "register")
 
 
 def fail(fault, phase):
-    print(f"victim {VICTIM}: {fault} at {phase}", flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"victim {VICTIM}: {fault} at {phase}\n", end="", flush=True)
     if fault == "kill":
         os.kill(os.getpid(), signal.SIGKILL)
     if fault == "exit":
@@ -72,7 +74,7 @@ def main():
     except popdist.PopDistError as error:
         outcome = f"Error: {error}"
         status = SURVIVOR_CAUGHT_ERROR
-    print(f"survivor {me}: {outcome}", flush=True)
+    print(f"survivor {me}: {outcome}\n", end="", flush=True)
     return status
 
 

@@ -65,9 +65,11 @@ SIGTERM_STATUS = 128 + 15
 # SIGPIPE after reporting the victim (once in CI, a C++ victim raising before init). A shell
 # reports both as 128 + 13, and so do these checks (launcher_status).
 SIGPIPE_STATUS = 128 + 13
-# One report per cell line. Lines of different instances can run together: under load mpirun was
-# seen to pass on one survivor's line without its newline and another survivor's line right after
-# it, so a report ends where the next one starts as well as at the end of the line.
+# One report per cell line. Under load mpirun was seen to pass on one survivor's line without its
+# newline and another survivor's line right after it: the Python cell's print() wrote the text and
+# the "\n" apart (PYTHONUNBUFFERED), and the instances share mpirun's output. The cells now write
+# each line in one call; a report still ends where the next one starts as well as at the end of
+# the line, so that no check depends on two instances' lines arriving whole.
 REPORT = re.compile(r"(victim|survivor) (\d+): (.*?)(?=(?:victim|survivor) \d+: |$)")
 
 

@@ -13,19 +13,15 @@ Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is mis
 """
 import os
 import re
-import signal
-import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
-from netns_checks import check, fail  # noqa: E402
-
-RUN_TIMEOUT = 100
+import netns_checks  # noqa: E402 - the testbed's probes
+from netns_checks import check  # noqa: E402
+from private_tmp_job import PrivateTmpJob  # noqa: E402 - the job every check starts
 
 # The last instance misbehaves as asked (argv[1]); every other one waits quietly to be torn down.
 # After a restart (attempt 2) every instance succeeds.
@@ -49,62 +45,9 @@ spin_forever()
 """
 
 
-class Job:
-    def __init__(self, popdist, testbed, hosts, mode, extra=()):
-        self.tmp = tempfile.mkdtemp(prefix="popdist-cross-")
-        self.tmpdir = os.path.join(self.tmp, "node-local")  # private on every host but h1
-        os.mkdir(self.tmpdir)
-        self.script = os.path.join(self.tmp, "job.py")
-        with open(self.script, "w") as f:
-            f.write(PROGRAM)
-        self.report_file = os.path.join(self.tmp, "report.json")
-        rsh = os.path.join(testbed, "netns_private_rsh.sh")
-        global_args = ["--mca", "plm_rsh_agent", rsh, *netns_checks.OPEN_MPI_ARGS]
-        self.instances = 2 * len(hosts)
-        self.last = self.instances - 1
-        per_host = 2
-        self.env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
-        self.on_h1 = [os.path.join(testbed, "on_host.sh"), hosts[0]]
-        self.command = [*self.on_h1, popdist, "run", "--num-instances", str(self.instances),
-                        "--host", ",".join(f"{h}:{per_host}" for h in hosts), "--report-file", self.report_file,
-                        "--mpi-global-args", " ".join(global_args), *extra, "--", sys.executable, self.script, mode]
-        print("+ " + " ".join(self.command), flush=True)
-        self.process = subprocess.Popen(self.command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env=self.env, start_new_session=True)
-
-    def finish(self):
-        try:
-            out, _ = self.process.communicate(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            out, _ = self.process.communicate()
-            fail(f"popdist run did not end in {RUN_TIMEOUT} s:\n{out}")
-        print(out)
-        return self.process.returncode, out
-
-    def wait_ready(self, seconds=60):
-        seen, output, count = set(), "", self.instances
-        deadline = time.monotonic() + seconds
-        while len(seen) < count and time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            output += line
-            match = re.search(r"ready (\d+)", line)
-            if match:
-                seen.add(int(match.group(1)))
-        check(len(seen) == count, f"only instances {sorted(seen)} said ready:\n{output}")
-
-    def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-        return self.finish()
-
-
-def report_file_text(job):
-    import json
-    with open(job.report_file) as f:
-        return json.load(f)
+def start_job(popdist, testbed, hosts, mode, extra=()):
+    """PROGRAM in `mode` on `hosts`, popdist run given `extra` (private_tmp_job.py)."""
+    return PrivateTmpJob(popdist, testbed, hosts, PROGRAM, args=[mode], options=extra)
 
 
 def first_failure_checks(out, job, host, status_words, lines):
@@ -113,7 +56,7 @@ def first_failure_checks(out, job, host, status_words, lines):
           f"instance {job.last} on {host} not first:\n{block}")
     for line in lines:
         check(line in block, f"{line!r} missing from the report:\n{block}")
-    report = report_file_text(job)
+    report = job.report()
     first = report["failures"][0] if report["failures"] else {}
     check(first.get("instance") == job.last and first.get("host") == host,
           f"--report-file names another first failure: {first}")
@@ -124,21 +67,21 @@ def first_failure_checks(out, job, host, status_words, lines):
 
 
 def exception(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, "exception")
+    job = start_job(popdist, testbed, hosts, "exception")
     status, out = job.finish()
     check(status == 1, f"exit status 1 expected, got {status}")
     first_failure_checks(out, job, hosts[-1], "exit code 1", ["RuntimeError: the last instance broke"])
 
 
 def sigkill(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, "sigkill")
+    job = start_job(popdist, testbed, hosts, "sigkill")
     status, out = job.finish()
     check(status != 0, f"a failure status expected, got {status}")
     first_failure_checks(out, job, hosts[-1], "SIGKILL (signal 9", [])
 
 
 def stall(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, "stall", extra=("--stall-timeout", "6"))
+    job = start_job(popdist, testbed, hosts, "stall", extra=("--stall-timeout", "6"))
     status, out = job.finish()
     check(status == 125, f"--stall-timeout's status 125 expected, got {status}")
     for index in range(job.instances):
@@ -148,7 +91,7 @@ def stall(popdist, testbed, hosts):
 
 
 def stacks(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, "stacks")
+    job = start_job(popdist, testbed, hosts, "stacks")
     job.wait_ready()
     time.sleep(1)
     result = subprocess.run([*job.on_h1, popdist, "stacks", "--wait", "3"], env=job.env, capture_output=True,
@@ -162,7 +105,7 @@ def stacks(popdist, testbed, hosts):
 
 
 def restart(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, "exception", extra=("--max-restarts", "1"))
+    job = start_job(popdist, testbed, hosts, "exception", extra=("--max-restarts", "1"))
     status, out = job.finish()
     check(status == 0, f"attempt 2 must succeed: status {status}")
     check("restarting the whole job" in out, f"no restart after the remote failure:\n{out}")
@@ -180,7 +123,7 @@ def text(value):
 
 def stranger(popdist, testbed, hosts):
     """No secret, a wrong one, garbage, an oversized frame and a flood, while the last instance raises."""
-    job = Job(popdist, testbed, hosts, "exception")
+    job = start_job(popdist, testbed, hosts, "exception")
     time.sleep(0.5)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
     match = re.search(r"POPDIST_CHANNEL_ADDRESS=([\d.]+):(\d+)", ps)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """More of popdist across hosts with a node-local TMPDIR (issue 41's follow-ups), beside
-cross_host_checks.py and on its Job: popdist.launch from h1 whose instance on h2 raises, and what
-the agents leave in h2's private TMPDIR after a job. Used by CTest as
+cross_host_checks.py and on its job (private_tmp_job.py): popdist.launch from h1 whose instance
+on h2 raises, and what the agents leave in h2's private TMPDIR after a job. Used by CTest as
 
     cross_host_followup_checks.py <check> <popdist> <testbed> <hosts>   check: launch, leftovers
 
@@ -17,7 +17,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
-from cross_host_checks import RUN_TIMEOUT, Job, check, fail  # noqa: E402
+from cross_host_checks import start_job  # noqa: E402
+from netns_checks import check, fail  # noqa: E402
+from private_tmp_job import RUN_TIMEOUT  # noqa: E402
 
 # The function popdist.launch sends: the last instance raises, the others wait to be torn down.
 FUNCTIONS = r"""
@@ -128,7 +130,7 @@ def leftovers(popdist, testbed, hosts):
     TMPDIR is as empty as before: the agents removed their instances' files and the job directory."""
     if subprocess.run(["which", "nsenter"], capture_output=True).returncode != 0:
         netns_checks.skip("`nsenter` (util-linux) is not installed: the host's private TMPDIR cannot be read")
-    job = Job(popdist, testbed, hosts, "exception")
+    job = start_job(popdist, testbed, hosts, "exception")
     keeper = private_tmp_keeper(hosts[-1], job)
     try:
         job.wait_ready()

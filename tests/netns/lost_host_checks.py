@@ -20,14 +20,13 @@ import re
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import netns_checks  # noqa: E402 - the testbed's probes and Open MPI's arguments
+import netns_checks  # noqa: E402 - the testbed's probes
 from netns_checks import check, fail  # noqa: E402
+from private_tmp_job import PrivateTmpJob  # noqa: E402 - the job every check starts
 
-RUN_TIMEOUT = 100
 HOST_TIMEOUT = 3
 # From the loss to popdist run's exit: the host-timeout, the grace (1 s) + 2 s before SIGKILL,
 # and slack for a loaded 2-core machine.
@@ -55,57 +54,15 @@ while True:
 """
 
 
-class Job:
-    def __init__(self, popdist, testbed, hosts, args, extra=()):
-        self.hosts = hosts
-        self.tmp = tempfile.mkdtemp(prefix="popdist-lost-")
-        self.tmpdir = os.path.join(self.tmp, "node-local")
-        os.mkdir(self.tmpdir)
-        self.script = os.path.join(self.tmp, "job.py")
-        with open(self.script, "w") as f:
-            f.write(PROGRAM)
-        self.report_file = os.path.join(self.tmp, "report.json")
-        rsh = os.path.join(testbed, "netns_private_rsh.sh")
-        global_args = ["--mca", "plm_rsh_agent", rsh, *netns_checks.OPEN_MPI_ARGS]
-        self.instances = 2 * len(hosts)
-        env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
-        command = [os.path.join(testbed, "on_host.sh"), hosts[0], popdist, "run", "--num-instances",
-                   str(self.instances), "--host", ",".join(f"{h}:2" for h in hosts), "--report-file",
-                   self.report_file, "--host-timeout", str(HOST_TIMEOUT), "--mpi-global-args", " ".join(global_args),
-                   *extra, "--", sys.executable, self.script, *args]
-        print("+ " + " ".join(command), flush=True)
-        self.output = ""
-        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                        env=env, start_new_session=True)
+def start_job(popdist, testbed, hosts, args, extra=()):
+    """PROGRAM with `args` on `hosts`, popdist run given --host-timeout and `extra` (private_tmp_job.py)."""
+    return PrivateTmpJob(popdist, testbed, hosts, PROGRAM, args=args,
+                         options=("--host-timeout", str(HOST_TIMEOUT), *extra), prefix="popdist-lost-")
 
-    def wait_ready(self, seconds=60):
-        seen, deadline = set(), time.monotonic() + seconds
-        while len(seen) < self.instances and time.monotonic() < deadline:
-            line = self.process.stdout.readline()
-            if not line:
-                break
-            self.output += line
-            match = re.search(r"ready (\d+)", line)
-            if match:
-                seen.add(int(match.group(1)))
-        check(len(seen) == self.instances, f"only instances {sorted(seen)} said ready:\n{self.output}")
-        time.sleep(1.5)  # every host's relay has connected and beaten
 
-    def finish(self, lost=None):
-        """Waits for popdist run to exit, then restores the lost host: on this testbed its processes
-        hold popdist run's output pipe open (the rsh agent is `ip netns exec`, not ssh)."""
-        try:
-            self.process.wait(timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            fail(f"popdist run did not end in {RUN_TIMEOUT} s:\n{self.output}")
-        finally:
-            if lost:
-                restore(lost)
-        out, _ = self.process.communicate(timeout=30)
-        self.output += out
-        print(self.output)
-        return self.process.returncode, self.output
+def wait_ready(job):
+    wait_ready(job)
+    time.sleep(1.5)  # every host's relay has connected and beaten
 
 
 def pids_on(host, name=None):
@@ -173,21 +130,19 @@ def lost_host_checks(job, status, out, lost, elapsed):
     check(re.search(rf"lost host: {lost} \({instances}; last heard [\d.]+ s ago\)", out),
           f"the report does not name {lost} and its {instances}:\n{out}")
     check("the job failed (lost host, exit status 122" in out, f"the status line does not say lost host:\n{out}")
-    import json
-    with open(job.report_file) as f:
-        report = json.load(f)
+    report = job.report()
     check([h["host"] for h in report["lost_hosts"]] == [lost], f"--report-file's lost_hosts: {report['lost_hosts']}")
 
 
 def lost(how):
     def run(popdist, testbed, hosts):
-        job = Job(popdist, testbed, hosts, ["spin"])
+        job = start_job(popdist, testbed, hosts, ["spin"])
         try:
-            job.wait_ready()
+            wait_ready(job)
             print(f"+ losing {hosts[-1]}: {how}", flush=True)
             start = time.monotonic()
             lose(hosts[-1], how)
-            status, out = job.finish(hosts[-1])
+            status, out = job.finish(lambda: restore(hosts[-1]))
             elapsed = time.monotonic() - start
             print(f"from the loss to popdist run's end: {elapsed:.2f} s")
             lost_host_checks(job, status, out, hosts[-1], elapsed)
@@ -198,18 +153,18 @@ def lost(how):
 
 
 def busy(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, ["busy", str(3 * HOST_TIMEOUT)])
+    job = start_job(popdist, testbed, hosts, ["busy", str(3 * HOST_TIMEOUT)])
     status, out = job.finish()
     check(status == 0, f"a busy job must succeed, got status {status}")
     check("lost host" not in out, f"a busy host was declared lost:\n{out}")
 
 
 def shrink(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "4"))
+    job = start_job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "4"))
     try:
-        job.wait_ready()
+        wait_ready(job)
         lose(hosts[-1], "link-cut")
-        status, out = job.finish(hosts[-1])
+        status, out = job.finish(lambda: restore(hosts[-1]))
     finally:
         restore(hosts[-1])
     check(status == 0, f"attempt 2 on the hosts left must succeed: status {status}")
@@ -222,12 +177,12 @@ def shrink(popdist, testbed, hosts):
 
 
 def refused(popdist, testbed, hosts):
-    job = Job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "6"))
+    job = start_job(popdist, testbed, hosts, ["spin"], extra=("--max-restarts", "1", "--min-instances", "6"))
     try:
-        job.wait_ready()
+        wait_ready(job)
         start = time.monotonic()
         lose(hosts[-1], "link-cut")
-        status, out = job.finish(hosts[-1])
+        status, out = job.finish(lambda: restore(hosts[-1]))
         elapsed = time.monotonic() - start
     finally:
         restore(hosts[-1])

@@ -5,8 +5,10 @@ Each namespace h1, h2 has its own network stack (eth0 = 10.200.0.<i>), its own /
 through `unshare --uts`, its own hostname, so Open MPI sees two real hosts talking over a bridge:
 the closest this machine gets to a cluster. Used by CTest as
 
-    netns_checks.py up <testbed>                        fixture setup: clear leftovers, create h1, h2, h3
-    netns_checks.py down <testbed>                      fixture cleanup: remove them, verify they are gone
+    netns_checks.py up <testbed>                        fixture setup: take the machine-wide lock
+                                                        (testbed_lock.py), clear leftovers, create h1, h2, h3
+    netns_checks.py down <testbed>                      fixture cleanup: remove them, verify they are gone,
+                                                        give the lock back
     netns_checks.py mpirun-topology <popdist> <testbed> mpirun -np 4 popdist topology --all --json
     netns_checks.py popdist-run <popdist> <testbed>     popdist run --host h1,h2 -- popdist topology --json
 
@@ -239,9 +241,19 @@ def popdist_run(popdist, testbed):
     return checks.finish(out)
 
 
+def testbed_lock(testbed, action):
+    """The machine-wide lock of the namespaces (testbed_lock.py), for the run that started this
+    fixture script (CTest); the exit status of `testbed_lock.py <action> netns`."""
+    return subprocess.run([sys.executable, os.path.join(testbed, "testbed_lock.py"), action, "netns",
+                           "--run", str(os.getppid())]).returncode
+
+
 def setup(testbed):
     require_testbed(testbed)
     script = os.path.join(testbed, "netns_setup.sh")
+    # Another run (another build tree) may be using the namespaces: wait for it, then take them.
+    if testbed_lock(testbed, "take") != 0:
+        return 1
     # Namespaces left by an interrupted run would make `ip netns add` fail: remove them first.
     subprocess.run([script, "down", str(len(FIXTURE_HOSTS))], check=False)
     result = subprocess.run([script, "up", str(len(FIXTURE_HOSTS))])
@@ -259,8 +271,12 @@ def cleanup(testbed):
     script = os.path.join(testbed, "netns_setup.sh")
     if not os.access(script, os.X_OK) or shutil.which("ip") is None:
         return 0  # nothing can have been created
+    if testbed_lock(testbed, "holds") != 0:
+        print("the namespaces are not this run's (its setup did not take them): left as they are")
+        return 0
     subprocess.run([script, "down", str(len(FIXTURE_HOSTS))], check=False)
     left = namespaces() & set(FIXTURE_HOSTS + ["mhsw"])
+    testbed_lock(testbed, "release")
     if left:
         print(f"namespaces left behind after `{script} down {len(FIXTURE_HOSTS)}`: {sorted(left)}")
         return 1

@@ -1,11 +1,13 @@
 """Shared helpers of the launcher test drivers: running commands with a deadline, splitting
-Open MPI's --tag-output streams per rank, and the expected PopDist values."""
+Open MPI's --tag-output streams per rank, a stand-in mpirun that records its command, and the
+expected PopDist values."""
 
 import json
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 TAG = re.compile(r"\[(\d+),(\d+)\]<(stdout|stderr)>:")
 
@@ -99,6 +101,35 @@ def mpi_test_environment(popdist_dir, keep_pml=False):
     env["OMPI_MCA_mpi_yield_when_idle"] = "1"
     env["PATH"] = popdist_dir + os.pathsep + env.get("PATH", "")
     return env
+
+
+class RecordingMpirun:
+    """A stand-in `mpirun`, first on PATH in `env`, that records the words it is given (one a line)
+    and exits 0: the command popdist run would start, without starting it. A context manager over
+    its temporary directory (`directory`), which also holds the record."""
+
+    SCRIPT = '#!/bin/sh\nprintf "%s\\n" "$@" > "$MPIRUN_ARGV"\n'
+
+    def __init__(self, env):
+        self._tmp = tempfile.TemporaryDirectory()
+        self.directory = self._tmp.name
+        recorder = os.path.join(self.directory, "mpirun")
+        with open(recorder, "w") as f:
+            f.write(self.SCRIPT)
+        os.chmod(recorder, 0o755)
+        self.env = dict(env, MPIRUN_ARGV=os.path.join(self.directory, "argv"),
+                        PATH=self.directory + os.pathsep + env["PATH"])
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exception):
+        self._tmp.cleanup()
+
+    def words(self):
+        """The words of the last command it was given."""
+        with open(self.env["MPIRUN_ARGV"]) as f:
+            return f.read().splitlines()
 
 
 def processes_with(token):

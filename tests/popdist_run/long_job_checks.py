@@ -13,7 +13,8 @@ import sys
 import tempfile
 import time
 
-from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, run, skip, tagged_streams
+from launcher_common import (RecordingMpirun, check, describe, fake_hosts_agent, main, mpi_test_environment, run, skip,
+                             tagged_streams)
 
 AFFINITY = "import os; print(len(os.sched_getaffinity(0)), os.environ.get('OMP_NUM_THREADS'))"
 
@@ -353,23 +354,16 @@ def stall(popdist):
 
 def fixed_size(popdist):
     """The command does not grow with the instance count: a stand-in mpirun records its argv."""
-    with tempfile.TemporaryDirectory() as tmp:
-        recorder = os.path.join(tmp, "mpirun")
-        with open(recorder, "w") as f:
-            f.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$MPIRUN_ARGV"\n')
-        os.chmod(recorder, 0o755)
+    with RecordingMpirun(popdist_env(popdist, OMP_NUM_THREADS="1")) as mpirun:
         sizes = {}
         for instances in (2, 4096, 16384):
-            argv_file = os.path.join(tmp, f"argv{instances}")
-            env = popdist_env(popdist, OMP_NUM_THREADS="1", MPIRUN_ARGV=argv_file)
-            env["PATH"] = tmp + os.pathsep + env["PATH"]
-            result = run([popdist, "run", "--num-instances", str(instances), "--", "prog", "arg"], env=env)
+            result = run([popdist, "run", "--num-instances", str(instances), "--", "prog", "arg"], env=mpirun.env)
             check(result.returncode == 0, describe(result))
-            with open(argv_file) as f:
-                words = f.read().splitlines()
+            words = mpirun.words()
             check(words[words.index("-np") + 1] == str(instances), f"{instances}: {words}")
             sizes[instances] = sum(len(w) + 1 for w in words)
-            dry = run([popdist, "run", "--dry-run", "--num-instances", str(instances), "--", "prog", "arg"], env=env)
+            dry = run([popdist, "run", "--dry-run", "--num-instances", str(instances), "--", "prog", "arg"],
+                      env=mpirun.env)
             check(dry.returncode == 0 and len(dry.stdout.splitlines()) == instances + 1, describe(dry))
     check(sizes[16384] - sizes[2] < 32, f"argument bytes by instances: {sizes}")
     print(f"argument bytes by instances: {sizes}")

@@ -11,8 +11,8 @@ import sys
 import tempfile
 import time
 
-from launcher_common import (REPORT, TAG, CheckFailed, check, check_views, describe, fake_hosts_agent,
-                             json_after_header, main, mpi_test_environment, run, tagged_streams)
+from launcher_common import (REPORT, TAG, CheckFailed, RecordingMpirun, check, check_views, describe,
+                             fake_hosts_agent, json_after_header, main, mpi_test_environment, run, tagged_streams)
 
 
 
@@ -222,19 +222,14 @@ def dry_run(popdist):
 def dry_run_prints_what_runs(popdist, env):
     """The printed command is the one that runs, but for the job directory's name, made at run time
     (a stand-in mpirun records its argv), on one host and on two."""
-    with tempfile.TemporaryDirectory() as tmp:
-        recorder = os.path.join(tmp, "mpirun")
-        with open(recorder, "w") as f:
-            f.write('#!/bin/sh\nprintf "%s\\n" "$@" > "$MPIRUN_ARGV"\n')
-        os.chmod(recorder, 0o755)
-        env = dict(env, MPIRUN_ARGV=os.path.join(tmp, "argv"), PATH=tmp + os.pathsep + env["PATH"], TMPDIR=tmp)
+    with RecordingMpirun(env) as mpirun:
+        env = dict(mpirun.env, TMPDIR=mpirun.directory)
         for hosts in ([], ["--host", "a:1,b:1"]):
             args = ["run", *hosts, "--num-instances", "2", "--master-port", "29500", "--", "prog", "arg"]
             dry = run([popdist, *args[:1], "--dry-run", *args[1:]], env=env)
             ran = run([popdist, *args], env=env)
             check(dry.returncode == 0 and ran.returncode == 0, f"{describe(dry)}\n{describe(ran)}")
-            with open(env["MPIRUN_ARGV"]) as f:
-                words = f.read().splitlines()
+            words = mpirun.words()
             printed = shlex.split(dry.stdout.splitlines()[0])[1:]
             made = re.sub(r"popdist-run-\w{6}", "popdist-run-XXXXXX", "\n".join(words))
             made = re.sub(r"(POPDIST_CHANNEL_ADDRESS=.*):\d+", r"\1:<port>", made).splitlines()

@@ -15,14 +15,16 @@ from test_mpirun_jobs import MPIRUN, environment
 
 pytestmark = [pytest.mark.mpirun]
 
-SCRIPT = """
+SCRIPT = r"""
 import popdist
 popdist.init()
 for _ in range(3):
     popdist.synchronize()
 popdist.synchronize(timeout=30)
 popdist.execute_on_instances({0, 1}, popdist.synchronize)
-print(f"instance {popdist.getInstanceIndex()}: barriers ok", flush=True)
+# One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+# PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+print(f"instance {popdist.getInstanceIndex()}: barriers ok\n", end="", flush=True)
 """
 
 # Mounts a filled 4 KiB tmpfs on /dev/shm in a mount namespace of its own, then runs the job.

@@ -16,4 +16,6 @@ for name, call in [("synchronize", popdist.synchronize), ("register", lambda: po
         found[name] = None
     except popdist.UsageError as error:
         found[name] = str(error)
-print("after finalize: " + json.dumps(found), flush=True)
+# One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+# PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+print("after finalize: " + json.dumps(found) + "\n", end="", flush=True)

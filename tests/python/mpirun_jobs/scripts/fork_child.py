@@ -24,7 +24,9 @@ if pid == 0:
             found[name] = None
         except popdist.UsageError as error:
             found[name] = str(error)
-    print(f"child of {me}: " + json.dumps(found), flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"child of {me}: " + json.dumps(found) + "\n", end="", flush=True)
     mode = sys.argv[1]
     if mode == "raise":
         raise RuntimeError(f"child of instance {me} fails")
@@ -32,4 +34,4 @@ if pid == 0:
 _, status = os.waitpid(pid, 0)
 popdist.synchronize()  # the parents still meet: the child broke nothing
 popdist.synchronize(timeout=30)
-print(f"instance {me}: child status {os.waitstatus_to_exitcode(status)}; job ok", flush=True)
+print(f"instance {me}: child status {os.waitstatus_to_exitcode(status)}; job ok\n", end="", flush=True)

@@ -5,6 +5,8 @@ import popdist
 try:
     popdist.init()
 except popdist.TopologyError as error:
-    print(f"instance {popdist.getInstanceIndex()}: TopologyError: {error}", flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"instance {popdist.getInstanceIndex()}: TopologyError: {error}\n", end="", flush=True)
 else:
-    print(f"instance {popdist.getInstanceIndex()}: init() accepted inconsistent instances", flush=True)
+    print(f"instance {popdist.getInstanceIndex()}: init() accepted inconsistent instances\n", end="", flush=True)

@@ -44,10 +44,12 @@ if me >= 2:
 if me == 1 and form != "execute":
     time.sleep(late)
 elif me == 0:
-    print(f"waiting pid {os.getpid()}", flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"waiting pid {os.getpid()}\n", end="", flush=True)
 try:
     CALLS[form]()
-    print(f"instance {me}: {form} returned at {time.time()}", flush=True)
+    print(f"instance {me}: {form} returned at {time.time()}\n", end="", flush=True)
 except KeyboardInterrupt:
-    print(f"instance {me}: KeyboardInterrupt at {time.time()!r}", flush=True)
+    print(f"instance {me}: KeyboardInterrupt at {time.time()!r}\n", end="", flush=True)
     raise

@@ -23,5 +23,7 @@ if mode == "explicit-finalize":
     assert not popdist.isBackendInitialized()
     assert MPI.Is_finalized()  # popdist started MPI, so popdist finalized it
     popdist.finalize()  # idempotent
-print(f"instance {rank}: popdist-first ok ({mode})", flush=True)
+# One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+# PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+print(f"instance {rank}: popdist-first ok ({mode})\n", end="", flush=True)
 # mode "at-exit": popdist finalizes MPI at interpreter exit, after mpi4py's objects are released.

@@ -7,4 +7,6 @@ popdist.init()
 if popdist.getInstanceIndex() == 1:
     raise RuntimeError("boom on instance 1")
 popdist.synchronize()  # never completes: instance 1 never arrives
-print("unreachable: the barrier completed without instance 1", flush=True)
+# One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+# PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+print("unreachable: the barrier completed without instance 1\n", end="", flush=True)

@@ -40,6 +40,8 @@ try:
     else:
         popdist.torch.init_process_group(timeout=5)
 except popdist.TimeoutError as error:
-    print(f"instance 0 failed: missing {error.missing_instances}: {error}", flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"instance 0 failed: missing {error.missing_instances}: {error}\n", end="", flush=True)
     raise
-print("instance 0: unreachable", flush=True)
+print("instance 0: unreachable\n", end="", flush=True)

@@ -13,6 +13,8 @@ try:
         popdist.torch.DataLoader(list(range(8)), batch_size=2)
     else:
         popdist.synchronize()
-    print(f"instance {me}: returned", flush=True)
+    # One write per line (its "\n" with it): the instances share mpirun's output, and print() under
+    # PYTHONUNBUFFERED writes the text and the "\n" apart, so another instance's line could come between.
+    print(f"instance {me}: returned\n", end="", flush=True)
 except Exception as error:  # noqa: BLE001 -- the test reads whichever error it was
-    print(f"instance {me}: {type(error).__name__}: {error}", flush=True)
+    print(f"instance {me}: {type(error).__name__}: {error}\n", end="", flush=True)
