@@ -61,7 +61,7 @@ def start_job(popdist, testbed, hosts, args, extra=()):
 
 
 def wait_ready(job):
-    wait_ready(job)
+    job.wait_ready()
     time.sleep(1.5)  # every host's relay has connected and beaten
 
 
