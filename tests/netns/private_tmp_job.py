@@ -78,10 +78,25 @@ class PrivateTmpJob:
             out, _ = self.process.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             fail(f"popdist run ended, but its output stayed open for 30 s (a process of the job left "
-                 f"running):\n{self.output}")
+                 f"running):\n{self.output}\nthe job's processes still running:\n{self.leftovers()}")
         self.output += out
         print(self.output)
         return self.process.returncode, self.output
+
+    def leftovers(self):
+        """The processes on the testbed's hosts that hold this job's pipe: its orted, agents, programs."""
+        lines = []
+        for host in self.hosts:
+            pids = subprocess.run(["ip", "netns", "pids", host], capture_output=True, text=True).stdout.split()
+            for pid in pids:
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        words = f.read().replace(b"\0", b" ").decode(errors="replace")
+                except OSError:
+                    continue
+                if self.tmp in words or "orted" in words or "prted" in words:
+                    lines.append(f"  {host} pid {pid}: {words[:200]}")
+        return "\n".join(lines) or "  (none left now)"
 
     def stop(self):
         """SIGTERM to the job's process group; then finish()."""
