@@ -30,6 +30,7 @@
 #include "runtime/fork_guard.hpp"
 #include "runtime/instance_record.hpp"
 #include "runtime/job_exchange.hpp"
+#include "runtime/launcher_mismatch.hpp"
 #include "runtime/runtime_state.hpp"
 #include "runtime/watchdog.hpp"
 
@@ -90,6 +91,18 @@ std::string host_name() {
   return name;
 }
 
+// Why the launcher's identity and MPI's differ: no launcher, another MPI's launcher
+// (launcher_mismatch.hpp), or variables left from an enclosing launch.
+std::string identity_mismatch_cause(const Topology& topology) {
+  if (topology.launcher == Launcher::Singleton) {
+    return "no launcher variables were found: start the job with a supported launcher (mpirun, srun, popdist run) "
+           "or set POPDIST_LAUNCHER";
+  }
+  auto hint = detail::launcher_mismatch_hint(detail::mpi_library_version(), process_environment());
+  if (!hint.empty()) return hint;
+  return "the launcher's variables do not describe this MPI job (stale variables from an enclosing launch?)";
+}
+
 // The launcher's identity must be MPI's: the registry names MPI ranks by instance index.
 void check_against_mpi(const Topology& topology, int rank, int size) {
   if (topology.num_instances != size || topology.instance_index != rank) {
@@ -98,11 +111,7 @@ void check_against_mpi(const Topology& topology, int rank, int size) {
         "init: the launcher ({}) makes this process instance {} of {} (instance index from {}, count from {}), but MPI "
         "makes it rank {} of {}; {}",
         launcher, topology.instance_index, topology.num_instances, provenance_of(topology, field::instance_index),
-        provenance_of(topology, field::num_instances), rank, size,
-        topology.launcher == Launcher::Singleton
-            ? "no launcher variables were found: start the job with a supported launcher (mpirun, srun, popdist run) "
-              "or set POPDIST_LAUNCHER"
-            : "the launcher's variables do not describe this MPI job (stale variables from an enclosing launch?)"));
+        provenance_of(topology, field::num_instances), rank, size, identity_mismatch_cause(topology)));
   }
 }
 

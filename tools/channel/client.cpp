@@ -189,6 +189,7 @@ class Client::Impl {
     relay.instances = {options_.instance};
     relay.hello_deadline = options_.hello_deadline;
     relay.connect_deadline = deadline;
+    relay.beat_interval = options_.beat_interval;
     return relay;
   }
 
@@ -261,10 +262,11 @@ class Client::Impl {
   std::thread thread_;
 };
 
-// The beat, and the Requests that come down the link to a relay.
+// The Requests that come down the link from the host's relay, and a look at least every beat
+// interval at a relay of our own: when it lost popdist run, the host's agents elect again. (The
+// host's beat is the relay's, relay.hpp.)
 void Client::Impl::run() {
-  std::uint64_t sequence = 0;
-  auto next_beat = Clock::now() + options_.beat_interval;
+  auto next_look = Clock::now() + options_.beat_interval;
   while (!closed_) {
     int fd = -1;
     std::uint64_t generation = 0;
@@ -275,15 +277,12 @@ void Client::Impl::run() {
       generation = generation_;
     }
     pollfd fds[] = {{wake_.fd(), POLLIN, 0}, {fd, POLLIN, 0}};
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now()).count();
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_look - Clock::now()).count();
     if (poll(fds, 2, static_cast<int>(std::max<long>(wait, 0) + 1)) < 0 && errno != EINTR) break;
     if (fds[0].revents) wake_.drain();
     if (closed_) break;
     if (fds[1].revents) read_link(generation);
-    if (Clock::now() >= next_beat) {
-      send(Beat{options_.instance, sequence++});
-      next_beat = std::max(next_beat + options_.beat_interval, Clock::now());
-    }
+    if (Clock::now() >= next_look) next_look = std::max(next_look + options_.beat_interval, Clock::now());
   }
 }
 

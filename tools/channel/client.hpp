@@ -3,8 +3,9 @@
 // coordination -- each agent tries to bind the abstract Unix socket named from the job (a hash of
 // its secret) and the host; the one that binds is the relay (relay.hpp) and connects to
 // `popdist run`, the others connect to it -- then the agent sends what it knows and gets
-// Requests back. A beat goes out on a timer thread at a steady interval. When the relay goes
-// away, the agents left elect another one (the same way) and say Hello again.
+// Requests back. The host's beat goes out from its relay at a steady interval, not from each
+// agent. When the relay goes away, the agents left elect another one (the same way) and say
+// Hello again.
 
 #include <chrono>
 #include <cstdint>
@@ -22,7 +23,7 @@ namespace popdist::cli::channel {
 inline constexpr const char* kAddressVariable = "POPDIST_CHANNEL_ADDRESS";
 /// The host name the relay is elected under, when not the machine's (fake hosts in tests).
 inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
-/// The beat's interval in ms when not the default 1000 (0: none); for the benchmark of its cost.
+/// The host's beat interval in ms when not the default 1000 (0: none); for the benchmark of its cost.
 inline constexpr const char* kBeatVariable = "POPDIST_CHANNEL_BEAT_MS";
 
 struct ClientOptions {
@@ -31,6 +32,7 @@ struct ClientOptions {
   int server_port = 0;
   std::string host;  ///< "" = gethostname()
   std::int32_t instance = 0;
+  /// The host's beat, if this agent is its relay; and how often an agent looks at its own relay.
   std::chrono::milliseconds beat_interval{1000};
   std::chrono::milliseconds connect_timeout{30000};
   std::chrono::milliseconds hello_deadline{2000};
@@ -70,9 +72,9 @@ class Client {
   bool send_stack_dump(std::string_view text, std::int64_t pid = 0, std::uint64_t main_thread = 0);
 
   [[nodiscard]] bool is_relay() const;
-  /// Stops the beat; a relay then lingers for its host's other agents (relay_linger). An agent
-  /// that sent an Ended first makes sure its relay read it (client.cpp), else sends it again
-  /// through the host's next relay.
+  /// Done: a relay then lingers for its host's other agents (relay_linger), beating while any is
+  /// connected. An agent that sent an Ended first makes sure its relay read it (client.cpp), else
+  /// sends it again through the host's next relay.
   void close() noexcept;
   /// The same with a linger of its own: 0 when this process must end now (its program failed and
   /// mpirun learns it only from our exit); the host's other agents then elect another relay.

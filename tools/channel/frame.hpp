@@ -61,11 +61,14 @@ struct Activity {
   std::int32_t instance = 0;
   std::uint64_t age_ns = 0;
 };
-/// The agent is alive (not its program): sent on a timer.
+/// The host's agents are alive (not their programs): sent by the host's relay on a timer while
+/// any of them lives, for kHostBeat (the host is the connection's).
 struct Beat {
   std::int32_t instance = 0;
   std::uint64_t sequence = 0;
 };
+/// The instance of a relay's Beat: the whole host, no one instance.
+inline constexpr std::int32_t kHostBeat = -1;
 /// A faulthandler dump of all threads (empty when there is none), with the process that wrote it
 /// and its main thread's ident (from the start-up hook's marker; pid 0: the instance has no hook).
 struct StackDump {

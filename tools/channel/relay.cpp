@@ -73,13 +73,14 @@ bool await_welcome(int fd, Clock::time_point deadline) {
 
 // What a relay adds to the loop both ends share (peer_loop.hpp): its host's agents' messages and
 // its own agent's go up its one link to popdist run, aged by their wait here; Requests come down
-// it to the agents they name; and when its own agent is done it lingers for the others.
+// it to the agents they name; the host's beat goes up while any of its agents lives; and when its
+// own agent is done it lingers for the others.
 class Relay::Loop final : public PeerLoop::Owner {
  public:
   Loop(io::Fd listener, RelayOptions options, RelayCallbacks callbacks)
       : options_(std::move(options)), callbacks_(std::move(callbacks)),
         upstream_(connect_upstream(options_), options_.server_address, {}),
-        loop_(std::move(listener), peer_options(), *this) {
+        next_beat_(Clock::now() + options_.beat_interval), loop_(std::move(listener), peer_options(), *this) {
     io::set_nonblocking(upstream_.fd());
     upstream_.authenticated = true;
     loop_.start();
@@ -123,14 +124,22 @@ class Relay::Loop final : public PeerLoop::Owner {
   }
 
   // A Hello goes up too: popdist run routes Requests by it.
-  void welcomed(PeerLoop::PeerId, Connection&, Message hello) override { queue_.push_back({std::move(hello), Clock::now()}); }
+  void welcomed(PeerLoop::PeerId, Connection&, Message hello) override {
+    ++welcomed_agents_;
+    queue_.push_back({std::move(hello), Clock::now()});
+  }
+  // The host's beat is the relay's: an agent's own stops here (its connection says it lives).
   void received(PeerLoop::PeerId, Connection&, Message message) override {
-    queue_.push_back({std::move(message), Clock::now()});
+    if (!std::holds_alternative<Beat>(message)) queue_.push_back({std::move(message), Clock::now()});
+  }
+  void leaving(PeerLoop::PeerId, const Connection& peer) override {
+    if (peer.authenticated) --welcomed_agents_;
   }
 
   bool before_poll() override {
     if (upstream_lost_) return false;
     take_own();
+    beat_when_due();
     pump_upstream();
     return !upstream_lost_ && !(finishing_ && (done() || Clock::now() >= linger_deadline_.load()));
   }
@@ -146,6 +155,7 @@ class Relay::Loop final : public PeerLoop::Owner {
   }
 
   Clock::time_point next_look(Clock::time_point next) const override {
+    next = std::min(next, next_beat_);
     return finishing_ ? std::min(next, linger_deadline_.load()) : next;
   }
 
@@ -154,6 +164,14 @@ class Relay::Loop final : public PeerLoop::Owner {
   bool done() const {
     std::lock_guard lock(own_mutex_);
     return loop_.peer_count() == 0 && own_.empty() && queue_.empty() && upstream_.pending_output() == 0;
+  }
+
+  // While its own agent runs, or a local agent is still connected (a lingering relay).
+  void beat_when_due() {
+    const auto now = Clock::now();
+    if (now < next_beat_) return;
+    next_beat_ = std::max(next_beat_ + options_.beat_interval, now);
+    if (!finishing_ || welcomed_agents_ > 0) queue_.push_back({Beat{kHostBeat, beat_sequence_++}, now});
   }
 
   void take_own() {
@@ -184,6 +202,9 @@ class Relay::Loop final : public PeerLoop::Owner {
   mutable std::mutex own_mutex_;  // own_, which the relay's own agent adds to
   std::deque<Pending> own_;
   std::deque<Pending> queue_;
+  std::size_t welcomed_agents_ = 0;  // local agents connected and welcomed
+  Clock::time_point next_beat_;
+  std::uint64_t beat_sequence_ = 0;
   std::atomic<bool> upstream_lost_{false};
   std::atomic<bool> finishing_{false};
   std::atomic<Clock::time_point> linger_deadline_{Clock::time_point{}};

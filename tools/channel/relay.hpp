@@ -6,7 +6,9 @@
 // poll() loop popdist run's server runs too (peer_loop.hpp). Locals must say Hello with the
 // job's secret too (any local process can reach an abstract socket) and run as the same user.
 // When its own agent is done, the relay lingers until its host's other agents have closed their
-// connections (bounded); after that they elect a new relay among themselves.
+// connections (bounded); after that they elect a new relay among themselves. The relay beats for
+// its host (a Beat for kHostBeat, every beat_interval) while any of its agents lives -- its own,
+// or a local one still connected: one Beat per host reaches `popdist run`, not one per agent.
 
 #include <chrono>
 #include <cstdint>
@@ -32,6 +34,7 @@ struct RelayOptions {
   /// Beyond it the oldest of them is dropped, as at popdist run's server (peer_loop.hpp).
   std::size_t max_unauthenticated = 4096;
   std::chrono::steady_clock::time_point connect_deadline;
+  std::chrono::milliseconds beat_interval{1000};
 };
 
 struct RelayCallbacks {

@@ -51,6 +51,11 @@ class Collector {
       if (const T* message = std::get_if<T>(&delivery.message)) count += !match || match(*message) ? 1 : 0;
     return count;
   }
+  /// Every delivery so far, of any type.
+  std::size_t delivered() {
+    std::lock_guard lock(mutex_);
+    return deliveries_.size();
+  }
   std::vector<std::string> errors() {
     std::lock_guard lock(mutex_);
     return errors_;

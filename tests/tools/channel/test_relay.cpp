@@ -291,18 +291,6 @@ TEST_CASE("a flood of idle local connections: the relay drops the oldest, says s
                                Catch::Contains("the oldest of 8 waiting to say Hello: a flood of connections?"));
 }
 
-TEST_CASE("the beat goes out at its interval") {
-  TestServer test;
-  ClientOptions options = options_for(test, "beats", 0);
-  options.beat_interval = 50ms;
-  Client client(options);
-  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Beat>() >= 5; }, 5s));
-  const auto beats = test.collector.of_type<Beat>();
-  CHECK(std::get<Beat>(beats[0].message).sequence == 0);
-  CHECK(std::get<Beat>(beats[4].message).sequence == 4);
-  CHECK(beats[4].arrived - beats[0].arrived >= 150ms);
-}
-
 TEST_CASE("the agent's options come from the environment") {
   const std::string secret = make_secret();
   std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kAddressVariable, "10.0.0.1:29500"}};

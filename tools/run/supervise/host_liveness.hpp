@@ -1,8 +1,8 @@
 #pragma once
 // --host-timeout: which hosts of the plan are lost -- one decision for every moment popdist run
 // asks: while mpirun runs (lost_host_watch.hpp, every half second) and once mpirun has ended by
-// itself, with a failure or with 0 (attempt_end.hpp). Every agent beats from a thread of its own
-// (not its program's) over the job's channel, so a host whose running instances' agents have gone
+// itself, with a failure or with 0 (attempt_end.hpp). Every host's relay beats for it from an agent's
+// thread (not a program's) over the job's channel while any of its agents lives, so a host gone
 // silent has lost its link, its processes or its daemon -- never merely a busy program. The rule
 // (docs/guide/long-jobs.md, "When a host is lost"; design.md §13):
 //  - a host is watched once it has been heard from (a slow start is mpirun's to report) and while
