@@ -12,11 +12,17 @@ import time
 import uuid
 from pathlib import Path
 
+# The caller as a terminal or a Jupyter kernel runs it: with Python's own SIGINT handler. A test run
+# that a shell started in the background (`cmd &` without job control) inherits SIGINT ignored, and
+# Python keeps an inherited SIG_IGN: the caller would never see the test's Ctrl-C, and the job
+# would run on until the test's timeout.
 SCRIPT = textwrap.dedent("""
+    import signal
     import sys
     import launch_functions
     import popdist
 
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         popdist.launch(launch_functions.sleep_after_mark, sys.argv[1], num_instances=2, shared_dir=sys.argv[1])
     except KeyboardInterrupt:
