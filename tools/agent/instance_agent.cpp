@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <thread>
 
 #include "agent/agent_channel.hpp"
 #include "agent/host_job_directory.hpp"
@@ -176,6 +177,20 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   return status;
 }
 
+/// In the job's teardown, the agent stays until Open MPI's daemon SIGKILLs it, at most the grace
+/// period (odls_base_sigkill_timeout, which popdist run sets from --grace-period). The daemon's
+/// wait between its SIGTERM and its SIGKILL ends as soon as one of its children ends (the SIGCHLD
+/// cuts the sleep short, and what is left is rounded down to whole seconds: at the default 1 s,
+/// nothing), so an agent that left at once would cut short the grace of every other instance of
+/// its host, and end their agents before they have said how their instances ended.
+void wait_out_the_grace_period() {
+  const char* text = std::getenv("OMPI_MCA_odls_base_sigkill_timeout");
+  char* end = nullptr;
+  const long seconds = text != nullptr ? std::strtol(text, &end, 10) : 1;
+  const bool valid = text == nullptr || (*text != '\0' && *end == '\0' && seconds >= 0);
+  std::this_thread::sleep_for(std::chrono::seconds(valid ? seconds : 1));
+}
+
 }  // namespace
 
 std::vector<std::string> with_colons(std::vector<std::string> program, const std::string& positions) {
@@ -209,6 +224,7 @@ int run_instance(const AgentOptions& options) {
   // Before the fork: the program must not inherit the channel's secret.
   const int status = run_program(options, rank, std::make_unique<AgentChannel>(rank, options.job_dir));
   job_dir.tidy();  // before end_like(), which may end this process by the program's signal
+  if (asked_to_end()) wait_out_the_grace_period();
   return end_like(status);
 }
 

@@ -15,6 +15,7 @@ namespace {
 // ours and may only touch those.
 volatile sig_atomic_t g_program_pid = 0;
 volatile sig_atomic_t g_group_signaller = 0;  ///< the parent, when it signals the agent's whole group
+volatile sig_atomic_t g_asked_to_end = 0;      ///< a TERM, INT or HUP reached the agent
 
 constexpr int kRelayedSignals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2,
                                    SIGCONT, SIGTSTP, SIGALRM, SIGABRT};
@@ -48,6 +49,7 @@ bool reached_program_too(const siginfo_t* info) {
 }
 
 void relay(int signal_number, siginfo_t* info, void*) {
+  if (signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP) g_asked_to_end = 1;
   if (g_program_pid > 0 && !reached_program_too(info)) ::kill(g_program_pid, signal_number);
 }
 
@@ -70,5 +72,7 @@ void relay_signals_to_program(const std::optional<std::string>& direct_children_
 }
 
 void set_signal_target(pid_t program) { g_program_pid = program; }
+
+bool asked_to_end() { return g_asked_to_end != 0; }
 
 }  // namespace popdist::cli

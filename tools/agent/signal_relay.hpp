@@ -21,6 +21,10 @@ void relay_signals_to_program(const std::optional<std::string>& direct_children_
 /// The program's pid, once forked: from then on signals are passed on to it.
 void set_signal_target(pid_t program);
 
+/// Whether a signal that ends a job (TERM, INT, HUP) reached the agent: its program's end is then
+/// part of the job's teardown.
+[[nodiscard]] bool asked_to_end();
+
 /// Whether Open MPI's daemon signals only its direct children (the agent) for this
 /// parameter value: "1", "true", "yes" or "on", in any case. Pure.
 [[nodiscard]] bool signals_direct_children_only(const std::optional<std::string>& value);
