@@ -45,7 +45,7 @@ CAUGHT_ERROR = 5       # a survivor that caught a popdist error returns this (fa
 # start init() a second late (fault_cell_main.cpp).
 TIMEOUT_OF_PHASE = {"before_init": 1 + INIT_FLOOR, "in_init": INIT_FLOOR, "timed_sync": 3}
 # Seconds a launcher may take to start a job and to tear one down: `popdist run` ends an mpirun
-# that hangs in its own teardown after 5 s (tools/run/run_main.cpp).
+# that hangs in its own teardown after 5 s (kUnreapedLimit, tools/run/supervise/attempt.cpp).
 GRACE = 10
 # The public call each phase's survivors are in, as their errors must name it (Python names it
 # by its PopDist name).
@@ -215,7 +215,7 @@ def hangs_after_its_job(pid):
     """Whether the process `pid` has children and all of them have ended unreaped: Open MPI's
     mpirun sometimes deadlocks in PMIx's server finalize after its job has ended, seen about once
     in a hundred runs here when an instance dies while the others start MPI. `popdist run` ends
-    such an mpirun itself (tools/run/supervise/process_runner.hpp); bare mpirun hangs."""
+    such an mpirun itself (tools/run/supervise/hung_teardown.hpp); bare mpirun hangs."""
     children = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):
