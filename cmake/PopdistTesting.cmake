@@ -62,7 +62,7 @@ endfunction()
 #   a test run of another build tree to give the testbed back, so its timeout is that wait plus
 #   120 s of its own, and it takes one processor (it mostly waits). Call it after any
 #   set_tests_properties that gives <test> a TIMEOUT or PROCESSORS.
-set(POPDIST_TESTBED_WAIT 1800 CACHE STRING
+set(POPDIST_TESTBED_WAIT 3600 CACHE STRING
     "Seconds a testbed's setup waits for another test run on this machine to give the testbed back")
 function(popdist_testbed_setup test)
   math(EXPR timeout "${POPDIST_TESTBED_WAIT} + 120")

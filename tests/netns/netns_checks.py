@@ -242,8 +242,8 @@ def popdist_run(popdist, testbed):
 
 
 def testbed_lock(testbed, action):
-    """The machine-wide lock of the namespaces (testbed_lock.py), for the run that started this
-    fixture script (CTest); the exit status of `testbed_lock.py <action> netns`."""
+    """The testbeds' machine-wide lock (testbed_lock.py), for the run that started this fixture
+    script (CTest); the exit status of `testbed_lock.py <action> netns`."""
     return subprocess.run([sys.executable, os.path.join(testbed, "testbed_lock.py"), action, "netns",
                            "--run", str(os.getppid())]).returncode
 

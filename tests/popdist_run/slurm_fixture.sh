@@ -1,6 +1,6 @@
 #!/bin/sh
 # CTest fixture for the Slurm testbed (tests/testbed): `slurm_fixture.sh up <testbed>` takes the
-# machine-wide lock of the cluster (testbed_lock.py: another build tree's run may be using it; then
+# testbeds' machine-wide lock (testbed_lock.py: another build tree's run may be using them; then
 # this waits) and starts a fresh 2-node cluster (n1, n2); `slurm_fixture.sh down <testbed>` stops
 # it (always, even after failures) and gives the lock back -- only when this run took it, so that
 # it never stops another run's cluster. Exit 77 (skip) names what the machine lacks.
