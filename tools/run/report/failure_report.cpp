@@ -35,6 +35,18 @@ std::string indented(const std::string& lines) {
   return text;
 }
 
+/// The teardown's instances that never said how they ended, on one line.
+std::string no_word_in_teardown(const std::vector<UnreportedInstance>& unreported) {
+  std::vector<int> silent;
+  for (const auto& instance : unreported) {
+    if (instance.in_teardown) silent.push_back(instance.index);
+  }
+  if (silent.empty()) return "";
+  return fmt::format("  no word from instance(s) {}: killed with their agents before these said how they ended (still "
+                     "running when the teardown's --grace-period ran out)\n",
+                     fmt::join(silent, ", "));
+}
+
 }  // namespace
 
 bool stopped_by_teardown(const Failure& failure, const Failure& first) {
@@ -86,11 +98,14 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
                         describe_lost({host}));
   }
   for (const auto& instance : unreported) {
+    if (instance.in_teardown) continue;  // the teardown's, after the failures
     text += fmt::format("  instance {} on {}: never said how it ended (mpirun ended with 0, but its agent stopped "
                         "reporting before the end)\n",
                         instance.index, instance.host);
   }
-  if (failures.empty() && !unreported.empty()) return text;
+  const bool named = std::any_of(unreported.begin(), unreported.end(),
+                                 [](const UnreportedInstance& instance) { return !instance.in_teardown; });
+  if (failures.empty() && named) return text;
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see mpirun's message above\n";
@@ -114,7 +129,7 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
     text += fmt::format("  stopped by the job's teardown after the first failure: instance(s) {}\n",
                         fmt::join(stopped, ", "));
   }
-  return text;
+  return text + no_word_in_teardown(unreported);
 }
 
 }  // namespace popdist::cli

@@ -48,9 +48,10 @@ struct Failure {
 
 /// The block. With `lost` hosts (--host-timeout) it opens with a line per lost host (its
 /// instances, when it was last heard from) and says "lost host" as the job's status; with
-/// `unreported` instances (mpirun said 0, their agents never said how they ended: attempt_end.hpp)
-/// it names each and its host. `start_ns` is the attempt's start on popdist run's steady clock
-/// (ns); `attempt` counts from 0 and `attempts` is 1 + --max-restarts; `status` is the job's.
+/// `unreported` instances (their agents never said how they ended: attempt_end.hpp) it names each
+/// and its host after mpirun's 0, and after a failure the teardown's on one line ("no word from").
+/// `start_ns` is the attempt's start on popdist run's steady clock (ns); `attempt` counts from 0
+/// and `attempts` is 1 + --max-restarts; `status` is the job's.
 [[nodiscard]] std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt,
                                          int attempts, int status, const std::vector<LostHost>& lost = {},
                                          const std::vector<UnreportedInstance>& unreported = {});

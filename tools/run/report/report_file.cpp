@@ -61,6 +61,7 @@ std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure
     json.begin_object();
     json.key("instance").value(instance.index);
     json.key("host").value(instance.host);
+    json.key("in_teardown").value(instance.in_teardown);
     json.end_object();
   }
   json.end_array();

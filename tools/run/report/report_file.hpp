@@ -18,13 +18,13 @@ struct AttemptOutcome {
   bool stopped = false;       ///< a signal (Ctrl-C, SIGTERM, SIGHUP) ended the job
   long long start_ns = 0;     ///< the attempt's start, wall clock
   std::vector<LostHost> lost; ///< the hosts --host-timeout found lost
-  std::vector<UnreportedInstance> unreported;  ///< mpirun said 0; these never said how they ended
+  std::vector<UnreportedInstance> unreported;  ///< these never said how they ended
 };
 
 /// The report as JSON text: {"status", "status_text", "attempt", "attempts", "stopped", "text"
 /// (failure_report()'s block; empty on success), "failures": [{"instance", "host", "status", "status_text", "after_ms", "stopped_by_teardown",
 /// "error_source", "error_lines"}], "lost_hosts": [{"host", "instances", "last_heard_ms"}],
-/// "unreported": [{"instance", "host"}]}, first failure first.
+/// "unreported": [{"instance", "host", "in_teardown"}]}, first failure first.
 [[nodiscard]] std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure>& failures);
 
 /// Writes report_json() to `path` whole (a temporary file renamed over it, so that a reader never

@@ -8,12 +8,13 @@ namespace popdist::cli {
 namespace {
 
 /// The instances whose agents spoke and never said how they ended.
-std::vector<UnreportedInstance> unreported_instances(const LaunchPlan& plan, const Hearing& hearing) {
+std::vector<UnreportedInstance> unreported_instances(const LaunchPlan& plan, const Hearing& hearing, bool in_teardown) {
   std::vector<UnreportedInstance> unreported;
   for (const auto& record : hearing.records) {
     const auto index = static_cast<std::size_t>(record.index);
     if (record.status || record.host.empty() || index >= plan.instances.size()) continue;
-    unreported.push_back({record.index, plan.hosts[static_cast<std::size_t>(plan.instances[index].host)].name});
+    unreported.push_back(
+        {record.index, plan.hosts[static_cast<std::size_t>(plan.instances[index].host)].name, in_teardown});
   }
   return unreported;
 }
@@ -27,12 +28,15 @@ AttemptEnd judge_attempt_end(int mpirun_status, const LaunchPlan& plan, const He
     end.status = kLostHostStatus;
     return end;
   }
-  if (mpirun_status != 0) return end;  // mpirun's own report of a failure stands
+  if (mpirun_status != 0) {  // mpirun's own report of a failure stands; the silent were torn down
+    end.unreported = unreported_instances(plan, hearing, true);
+    return end;
+  }
   // A lost host would have been found above: these are on hosts that are not lost.
   const auto& records = hearing.records;
   const bool failed =
       std::any_of(records.begin(), records.end(), [](const InstanceRecord& r) { return r.status && *r.status != 0; });
-  end.unreported = unreported_instances(plan, hearing);
+  end.unreported = unreported_instances(plan, hearing, false);
   if (failed || !end.unreported.empty()) end.status = 1;
   return end;
 }

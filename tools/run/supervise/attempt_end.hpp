@@ -5,7 +5,9 @@
 // stands only when every instance whose agent spoke said it ended with 0: one that failed makes it
 // 1 (Slurm's --no-kill stops a failed node's instances and mpirun then says 0), and so does one
 // that never said how it ended on a host that is not lost -- under --host-timeout 0 that is every
-// such instance -- and the report names those. Pure.
+// such instance -- and the report names those. After mpirun's failure its status stands, and the
+// instances that never said how they ended are named as the teardown's: most likely killed with
+// their agents, still running when the grace period ran out (docs/guide/long-jobs.md). Pure.
 
 #include <chrono>
 #include <string>
@@ -19,14 +21,15 @@ namespace popdist::cli {
 /// An instance whose agent spoke but never said how it ended.
 struct UnreportedInstance {
   int index = 0;
-  std::string host;  ///< as the plan names it
+  std::string host;          ///< as the plan names it
+  bool in_teardown = false;  ///< after a failure: most likely killed with its agent by the teardown
 };
 
 /// The attempt's end as popdist run reports it.
 struct AttemptEnd {
   int status = 0;                              ///< the attempt's, as a shell reports it
   std::vector<LostHost> lost;                  ///< the hosts found lost
-  std::vector<UnreportedInstance> unreported;  ///< after mpirun's 0, when they fail the attempt
+  std::vector<UnreportedInstance> unreported;  ///< after mpirun's 0 (they fail the attempt), or its failure
 };
 
 /// The end of an attempt whose mpirun ended by itself with `mpirun_status`, under the limit of

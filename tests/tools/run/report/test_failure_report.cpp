@@ -70,6 +70,13 @@ TEST_CASE("lost hosts open the report, instances that never said how they ended 
                        Contains("  instance 2 on h2: never said how it ended") &&
                        Contains("  instance 3 on h2: never said how it ended"));
   CHECK(text.find("no instance's agent said how it ended") == std::string::npos);
+  // after a failure: the teardown's silent instances on one line, after the ones it stopped
+  const std::vector<Failure> failures{{{0, 1, 0, "h1"}, "", "stderr"}, {{1, 143, 1, "h1"}, "", "stderr"}};
+  text = failure_report(failures, 0, 0, 1, 1, {}, {{2, "h2", true}, {3, "h2", true}});
+  CHECK_THAT(text, Contains("stopped by the job's teardown after the first failure: instance(s) 1\n"
+                            "  no word from instance(s) 2, 3: killed with their agents"));
+  CHECK(text.find("never said how it ended") == std::string::npos);
+  CHECK_THAT(failure_report({}, 0, 0, 1, 1, {}, {{2, "h2", true}}), Contains("no instance's agent said how it ended"));
 }
 
 namespace {

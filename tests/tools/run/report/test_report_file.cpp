@@ -58,6 +58,9 @@ TEST_CASE("the report file: lost hosts, and instances that never said how they e
   unreported.unreported = {{3, "h2"}};
   const auto json = report_json(unreported, {});
   CHECK_THAT(json, Contains(R"("lost_hosts": [])") && Contains(R"("instance": 3)") && Contains(R"("host": "h2")") &&
-                       Contains("instance 3 on h2: never said how it ended"));
+                       Contains("instance 3 on h2: never said how it ended") && Contains(R"("in_teardown": false)"));
   CHECK(json.find(R"("unreported": [])") == std::string::npos);
+  unreported.unreported = {{3, "h2", true}};
+  CHECK_THAT(report_json(unreported, {{{0, 1, 0, "h1"}, "", "stderr"}}),
+             Contains(R"("in_teardown": true)") && Contains("no word from instance(s) 3"));
 }

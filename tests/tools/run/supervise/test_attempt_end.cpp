@@ -40,7 +40,10 @@ TEST_CASE("attempt end, mpirun failed, --host-timeout 0: mpirun's status stands"
   const auto end = judge_attempt_end(1, plan, h2_gone_before_h1_ended(143), kOff);
   CHECK(end.status == 1);
   CHECK(end.lost.empty());
-  CHECK(end.unreported.empty());  // mpirun's own failure is the report's subject
+  // mpirun's own failure is the report's subject; the silent are named as the teardown's
+  REQUIRE(end.unreported.size() == 2);
+  CHECK((end.unreported[0].index == 2 && end.unreported[0].host == "h2" && end.unreported[0].in_teardown));
+  CHECK((end.unreported[1].index == 3 && end.unreported[1].in_teardown));
 }
 
 TEST_CASE("attempt end, mpirun failed: a teardown that silenced a host after the failure stands", "[attempt_end]") {
