@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "channel/handshake.hpp"
+#include "channel/job_key.hpp"
 #include "channel/relay.hpp"
 #include "io/read_write.hpp"
 #include "io/unix_socket.hpp"
@@ -69,13 +71,15 @@ void parse_address(const std::string& text, ClientOptions& options) {
 
 }  // namespace
 
-std::string relay_socket_name(std::string_view secret, const std::string& host) {
-  return "@popdist-channel/" + job_tag(secret) + "/" + host;
+std::string relay_socket_name(std::string_view tag, const std::string& host) {
+  return "@popdist-channel/" + std::string(tag) + "/" + host;
 }
 
 ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance) {
   ClientOptions options;
-  options.secret = secret_from_environment(lookup);
+  JobKey key = job_key_from_environment(lookup);
+  options.secret = std::move(key.key);
+  options.tag = std::move(key.tag);
   const auto address = lookup(kAddressVariable);
   if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
   parse_address(*address, options);
@@ -98,7 +102,8 @@ class Client::Impl {
   explicit Impl(ClientOptions options) : options_(std::move(options)) {
     if (options_.host.empty()) options_.host = machine_host_name();
     if (!options_.on_error) options_.on_error = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-    name_ = relay_socket_name(options_.secret, options_.host);
+    if (options_.tag.empty()) throw std::invalid_argument("channel: a client without the job's tag");
+    name_ = relay_socket_name(options_.tag, options_.host);
     std::lock_guard lock(link_mutex_);
     elect(Clock::now() + options_.connect_timeout);
     thread_ = std::thread([this] { run(); });
@@ -115,7 +120,7 @@ class Client::Impl {
     std::lock_guard lock(link_mutex_);
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (relay_ && relay_->alive()) return relay_->send(std::move(message)), true;
-      if (link_.valid() && io::write_all(link_.get(), encode(message))) return true;
+      if (link_.valid() && io::write_all(link_.get(), session_->seal(message))) return true;
       if (!reconnect()) return false;
     }
     return false;
@@ -150,7 +155,6 @@ class Client::Impl {
  private:
   // Bind the host's name and be its relay, or connect to the relay that did; again until one works.
   void elect(Clock::time_point deadline) {
-    const std::string hello = encode(Hello{options_.secret, options_.host, Role::kAgent, {options_.instance}});
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kLongestElectionPause)) {
       io::Fd listener = io::listen_unix(name_);
       if (listener.valid()) {
@@ -164,11 +168,13 @@ class Client::Impl {
       if (io::Fd fd = io::connect_unix(name_); fd.valid()) {
         if (!io::same_user(fd.get()))
           throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by another user (uid " +
-                                   std::to_string(io::peer_uid(fd.get())) + "): refusing to send it the job's secret");
+                                   std::to_string(io::peer_uid(fd.get())) + "): refusing to speak to it");
         const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
-        if (io::write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) {
+        auto session = handshake_with_relay(fd.get(), welcome_by);
+        if (session) {
           link_ = std::move(fd);
           decoder_ = FrameDecoder();
+          session_ = std::move(session);
           return;
         }
       }
@@ -177,6 +183,17 @@ class Client::Impl {
         throw std::runtime_error("channel: no relay for host " + options_.host + " within " +
                                  std::to_string(options_.connect_timeout.count()) + " ms");
       std::this_thread::sleep_for(pause);
+    }
+  }
+
+  // A process that holds the name but cannot prove the job's key is a stranger squatting on it:
+  // no relay of this job can bind the name while it does.
+  std::optional<Session> handshake_with_relay(int fd, Clock::time_point deadline) const {
+    try {
+      return shake_hands(fd, options_.secret, options_.host, Role::kAgent, {options_.instance}, deadline);
+    } catch (const HandshakeError& error) {
+      throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by a process without " +
+                               "the job's key: " + error.what());
     }
   }
 
@@ -215,7 +232,7 @@ class Client::Impl {
     Ended ended = *last_ended_;
     ended.age_ns = age_ns(last_ended_at_);
     if (relay_) relay_->send(std::move(ended));
-    else if (link_.valid()) (void)io::write_all(link_.get(), encode(ended));
+    else if (link_.valid()) (void)io::write_all(link_.get(), session_->seal(ended));
   }
 
   // A relay that gives up (its agent ended, or it was killed) reads no more, and what its agents
@@ -248,10 +265,11 @@ class Client::Impl {
 
   ClientOptions options_;
   std::string name_;
-  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_, last_ended_
+  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, session_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
   io::Fd link_;
   FrameDecoder decoder_;
+  std::optional<Session> session_;  // link_'s
   std::uint64_t generation_ = 0;
   std::optional<Ended> last_ended_;  // kept until close, for a relay that loses it
   Clock::time_point last_ended_at_{};
@@ -298,8 +316,10 @@ void Client::Impl::read_link(std::uint64_t generation) {
     if (!lost) {
       decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
       try {
-        while (auto message = decoder_.next())
-          if (auto* request = std::get_if<Request>(&*message)) requests.push_back(*request);
+        while (auto body = decoder_.next_body()) {
+          const Message message = session_->open(*body);
+          if (const auto* request = std::get_if<Request>(&message)) requests.push_back(*request);
+        }
       } catch (const FrameError& error) {
         options_.on_error(std::string("channel: bad frame from the host's relay: ") + error.what());
         lost = true;

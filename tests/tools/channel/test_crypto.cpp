@@ -66,7 +66,7 @@ TEST_CASE("random bytes: the count asked for, and never the same twice") {
   CHECK(seen.size() == 100);
 }
 
-TEST_CASE("hex both ways; odd counts and non-digits refused") {
+TEST_CASE("hex both ways, odd counts and non-digits refused") {
   CHECK(crypto::to_hex(std::string("\x00\x7f\xff", 3)) == "007fff");
   CHECK(crypto::from_hex("007FfF") == std::string("\x00\x7f\xff", 3));
   CHECK_FALSE(crypto::from_hex("abc"));

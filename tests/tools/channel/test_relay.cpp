@@ -29,9 +29,10 @@ namespace {
 ClientOptions options_for(const TestServer& test, const std::string& host, std::int32_t instance) {
   ClientOptions options;
   options.secret = test.secret;
+  options.tag = test.tag;
   options.server_address = "127.0.0.1";
   options.server_port = test.server.port();
-  options.host = host + "-" + job_tag(test.secret);  // unique per test: abstract names are global
+  options.host = host + "-" + test.tag;  // unique per test: abstract names are global
   options.instance = instance;
   options.beat_interval = 3600s;
   options.connect_timeout = 20s;
@@ -68,8 +69,8 @@ Agents connect_agents(const TestServer& test, int agents, int hosts, std::chrono
 /// collecting its error lines.
 struct TestRelay {
   TestRelay(const TestServer& test, const std::string& name, std::chrono::milliseconds hello_deadline, std::size_t cap)
-      : host(name + "-" + job_tag(test.secret)),
-        socket(relay_socket_name(test.secret, host)),
+      : host(name + "-" + test.tag),
+        socket(relay_socket_name(test.tag, host)),
         relay(listen_unix(socket),
               RelayOptions{test.secret, host, "127.0.0.1", test.server.port(), {0}, hello_deadline, cap,
                            std::chrono::steady_clock::now() + 10s},
@@ -186,18 +187,22 @@ TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the 
   TestServer test;
   const ClientOptions options = options_for(test, "dropping", 3);
   // A relay that welcomes the agent, then gives up (its own agent torn down) without reading on.
-  Fd listener = listen_unix(relay_socket_name(test.secret, options.host));
+  Fd listener = listen_unix(relay_socket_name(options.tag, options.host));
   REQUIRE(listener.valid());
   Fd accepted;
   std::thread welcoming([&] {
     accepted = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     FrameDecoder decoder;
+    Session session(test.secret);
     char chunk[512];
     while (accepted.valid()) {
       const ssize_t got = recv(accepted.get(), chunk, sizeof chunk, 0);
       if (got <= 0) return;
       decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
-      if (decoder.next()) return (void)write_all(accepted.get(), encode(Welcome{}));
+      while (auto body = decoder.next_body()) {
+        if (std::holds_alternative<Hello>(session.open(*body))) (void)write_all(accepted.get(), session.answer());
+        if (session.established()) return;  // the agent's Proof: welcomed
+      }
     }
   });
   Client agent(options);
@@ -214,15 +219,16 @@ TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the 
   CHECK(std::get<Ended>(ended.at(0).message).status == 137);
 }
 
-TEST_CASE("a wrong secret gets no welcome, and the agent says so") {
+TEST_CASE("a relay with another key finds popdist run's proof wrong, and says so") {
   TestServer test;
   ClientOptions options = options_for(test, "wrong", 0);
   options.secret = make_secret();
-  options.host = "wrong-" + job_tag(options.secret);
+  options.host = "wrong-" + test.tag;
   options.connect_timeout = 1s;
-  CHECK_THROWS_WITH(Client(options), Catch::Contains("did not welcome host") && Catch::Contains("a wrong POPDIST_CHANNEL_SECRET"));
-  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > 0; }));
-  CHECK_THAT(test.collector.errors().at(0), Catch::Contains("Hello with a wrong secret"));
+  CHECK_THROWS_WITH(Client(options), Catch::Contains("'s popdist run, or has another job key (Welcome whose proof does "
+                                                     "not match: the peer does not hold the job's key)"));
+  CHECK(test.server.stats().accepted == 1);  // the relay gave up at once: no retry with a key proven wrong
+  CHECK(test.server.stats().authenticated == 0);
 }
 
 TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes on") {
@@ -233,10 +239,14 @@ TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes 
   options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); relay_errors.push_back(line); };
   Client relay(options);
   REQUIRE(relay.is_relay());
-  const std::string name = relay_socket_name(test.secret, options.host);
+  const std::string name = relay_socket_name(options.tag, options.host);
   Fd stranger = connect_unix(name);
   REQUIRE(stranger.valid());
-  REQUIRE(write_all(stranger.get(), encode(Hello{make_secret(), options.host, Role::kAgent, {7}})));
+  // A stranger with a key of its own: answered, then refused for its Proof.
+  REQUIRE_THROWS_AS(shake_hands(stranger.get(), make_secret(), options.host, Role::kAgent, {7},
+                                std::chrono::steady_clock::now() + 5s),
+                    HandshakeError);
+  REQUIRE(write_all(stranger.get(), encode(Proof{std::string(32, 'x')})));
   CHECK(closed_by_peer(stranger.get(), 5s));
   Fd garbage = connect_unix(name);
   REQUIRE(write_all(garbage.get(), std::string(16, '\xff')));
@@ -247,7 +257,7 @@ TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes 
   REQUIRE(relay_errors.size() == 2);
   CHECK_THAT(relay_errors[0], Catch::StartsWith("channel: host " + options.host + "'s relay dropped the connection from "
                                                 "local pid " + std::to_string(getpid())) &&
-                                 Catch::EndsWith(": Hello with a wrong secret"));
+                                 Catch::EndsWith(": Proof that does not match: the peer does not hold the job's key"));
   CHECK_THAT(relay_errors[1], Catch::Contains("exceeds the limit"));
 }
 
@@ -293,7 +303,9 @@ TEST_CASE("a flood of idle local connections: the relay drops the oldest, says s
 
 TEST_CASE("the agent's options come from the environment") {
   const std::string secret = make_secret();
-  std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kAddressVariable, "10.0.0.1:29500"}};
+  const std::string tag = make_job_tag();
+  std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kNonceVariable, make_job_nonce()},
+                                               {kTagVariable, tag}, {kAddressVariable, "10.0.0.1:29500"}};
   const auto lookup = [&](const char* name) -> std::optional<std::string> {
     const auto found = variables.find(name);
     return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
@@ -303,6 +315,8 @@ TEST_CASE("the agent's options come from the environment") {
   CHECK(options.server_port == 29500);
   CHECK(options.instance == 5);
   CHECK(options.host.empty());
+  CHECK(options.secret == secret);
+  CHECK(options.tag == tag);
   variables[kAddressVariable] = "[::1]:7";
   variables[kHostVariable] = "fake-b";
   options = client_options_from_environment(lookup, 0);
