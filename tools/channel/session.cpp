@@ -113,9 +113,9 @@ Message Session::open_handshake(std::string_view body) {
     return message;
   }
   if (state_ != State::kAnswered)
-    throw HandshakeError(std::string("a ") + type_name(type_of(message)) + " before the handshake was answered");
+    throw HandshakeError(std::string(type_name(type_of(message))) + " before the handshake was answered");
   const auto* proof = std::get_if<Proof>(&message);
-  if (!proof) throw HandshakeError(std::string("a ") + type_name(type_of(message)) + " instead of the Proof");
+  if (!proof) throw HandshakeError(std::string(type_name(type_of(message))) + " instead of the Proof");
   if (!crypto::equal(proof->proof, expected_proof_))
     throw HandshakeError("Proof that does not match: the peer does not hold the job's key");
   state_ = State::kEstablished;

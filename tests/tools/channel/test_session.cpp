@@ -115,12 +115,12 @@ TEST_CASE("session: the accepting end takes a Hello first, then the Proof, nothi
   Session early(key);
   Session client(key);
   (void)early.open(body_of(client.hello("h", Role::kAgent, {0})));
-  CHECK_THROWS_WITH(early.open(body_of(encode(Proof{"x"}))), "a Proof before the handshake was answered");
+  CHECK_THROWS_WITH(early.open(body_of(encode(Proof{"x"}))), "Proof before the handshake was answered");
   Session answered(key);
   Session other_client(key);
   (void)answered.open(body_of(other_client.hello("h", Role::kAgent, {0})));
   (void)answered.answer();
-  CHECK_THROWS_WITH(answered.open(body_of(encode(kStarted))), "a Started instead of the Proof");
+  CHECK_THROWS_WITH(answered.open(body_of(encode(kStarted))), "Started instead of the Proof");
   CHECK_THROWS_AS(Session(key).seal(kStarted), std::logic_error);
 }
 
