@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -29,6 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kLongestElectionPause = std::chrono::milliseconds(100);
+// Names a host's relay may take, in order: strangers can squat on a few, never on all for long.
+constexpr std::size_t kRelayNames = 4;
 
 std::uint64_t age_ns(Clock::time_point since) {
   const auto age = Clock::now() - since;
@@ -103,7 +106,6 @@ class Client::Impl {
     if (options_.host.empty()) options_.host = machine_host_name();
     if (!options_.on_error) options_.on_error = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     if (options_.tag.empty()) throw std::invalid_argument("channel: a client without the job's tag");
-    name_ = relay_socket_name(options_.tag, options_.host);
     std::lock_guard lock(link_mutex_);
     elect(Clock::now() + options_.connect_timeout);
     thread_ = std::thread([this] { run(); });
@@ -153,32 +155,19 @@ class Client::Impl {
   const ClientOptions& options() const { return options_; }
 
  private:
-  // Bind the host's name and be its relay, or connect to the relay that did; again until one works.
+  enum class Slot { kJoined, kStranger, kBusy };
+
+  // Bind the host's name and be its relay, or connect to the relay that did; again until one
+  // works. A name held by a stranger (another user, or a process that cannot prove the job's key)
+  // is passed over for the next one, in the same order by every agent of the host: a squatter on
+  // a name delays the election by a handshake, it does not prevent it.
   void elect(Clock::time_point deadline) {
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kLongestElectionPause)) {
-      io::Fd listener = io::listen_unix(name_);
-      if (listener.valid()) {
-        relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
-                                         RelayCallbacks{[this](const Request& request) { dispatch(request); },
-                                                        options_.on_error});
-        return;
+      for (std::size_t slot = 0; slot < kRelayNames; ++slot) {
+        const Slot taken = try_slot(slot, deadline);
+        if (taken == Slot::kJoined) return;
+        if (taken == Slot::kBusy) break;  // a relay starting, or one that just stopped: wait for it
       }
-      if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
-        throw std::system_error(errno, std::generic_category(), "channel: bind host " + options_.host + "'s relay socket");
-      if (io::Fd fd = io::connect_unix(name_); fd.valid()) {
-        if (!io::same_user(fd.get()))
-          throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by another user (uid " +
-                                   std::to_string(io::peer_uid(fd.get())) + "): refusing to speak to it");
-        const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
-        auto session = handshake_with_relay(fd.get(), welcome_by);
-        if (session) {
-          link_ = std::move(fd);
-          decoder_ = FrameDecoder();
-          session_ = std::move(session);
-          return;
-        }
-      }
-      // The name is bound but nobody welcomed us: a relay starting, or one that just stopped.
       if (Clock::now() + pause > deadline)
         throw std::runtime_error("channel: no relay for host " + options_.host + " within " +
                                  std::to_string(options_.connect_timeout.count()) + " ms");
@@ -186,15 +175,42 @@ class Client::Impl {
     }
   }
 
-  // A process that holds the name but cannot prove the job's key is a stranger squatting on it:
-  // no relay of this job can bind the name while it does.
-  std::optional<Session> handshake_with_relay(int fd, Clock::time_point deadline) const {
-    try {
-      return shake_hands(fd, options_.secret, options_.host, Role::kAgent, {options_.instance}, deadline);
-    } catch (const HandshakeError& error) {
-      throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by a process without " +
-                               "the job's key: " + error.what());
+  std::string relay_name(std::size_t slot) const {
+    return relay_socket_name(options_.tag, options_.host) + (slot == 0 ? "" : "/" + std::to_string(slot));
+  }
+
+  Slot try_slot(std::size_t slot, Clock::time_point deadline) {
+    const std::string name = relay_name(slot);
+    if (io::Fd listener = io::listen_unix(name); listener.valid()) {
+      relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
+                                       RelayCallbacks{[this](const Request& request) { dispatch(request); },
+                                                      options_.on_error});
+      return Slot::kJoined;
     }
+    if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
+      throw std::system_error(errno, std::generic_category(), "channel: bind host " + options_.host + "'s relay socket");
+    io::Fd fd = io::connect_unix(name);
+    if (!fd.valid()) return Slot::kBusy;
+    if (!io::same_user(fd.get())) return stranger(name, "another user (uid " + std::to_string(io::peer_uid(fd.get())) + ")");
+    try {
+      const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
+      auto session = shake_hands(fd.get(), options_.secret, options_.host, Role::kAgent, {options_.instance}, welcome_by);
+      if (!session) return Slot::kBusy;
+      link_ = std::move(fd);
+      decoder_ = FrameDecoder();
+      session_ = std::move(session);
+      return Slot::kJoined;
+    } catch (const HandshakeError& error) {
+      return stranger(name, std::string("a process without the job's key (") + error.what() + ")");
+    }
+  }
+
+  // Said once per name: the agent never sends a stranger more than its Hello.
+  Slot stranger(const std::string& name, const std::string& who) {
+    if (strangers_.insert(name).second)
+      options_.on_error("channel: host " + options_.host + "'s relay socket " + name + " is held by " + who +
+                        ": trying the next name");
+    return Slot::kStranger;
   }
 
   RelayOptions relay_options(Clock::time_point deadline) const {
@@ -264,7 +280,7 @@ class Client::Impl {
   }
 
   ClientOptions options_;
-  std::string name_;
+  std::set<std::string> strangers_;  // relay names found held by strangers
   mutable std::mutex link_mutex_;  // relay_, link_, decoder_, session_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
   io::Fd link_;

@@ -5,6 +5,7 @@
 // the cap's oldest-first drop and its one line a second.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -327,4 +328,54 @@ TEST_CASE("the agent's options come from the environment") {
                     "port '99999' in 'host:99999' for POPDIST_CHANNEL_ADDRESS, expected host:port with a port from 1 to 65535");
   variables.erase(kAddressVariable);
   CHECK_THROWS_WITH(client_options_from_environment(lookup, 0), Catch::StartsWith("POPDIST_CHANNEL_ADDRESS is not set"));
+}
+
+TEST_CASE("a stranger first on the host's relay socket name is passed over, named once, and told nothing") {
+  TestServer test;
+  const ClientOptions first = options_for(test, "squatted", 0);
+  // A process of the same user with another key holds the name: it answers every Hello with a
+  // Welcome it cannot prove, and records whatever comes after.
+  Fd squatter = listen_unix(relay_socket_name(first.tag, first.host));
+  REQUIRE(squatter.valid());
+  std::atomic<std::size_t> told_after_welcome{0};
+  std::atomic<bool> stop{false};
+  std::thread squatting([&] {
+    while (!stop) {
+      pollfd entry{squatter.get(), POLLIN, 0};
+      if (poll(&entry, 1, 50) <= 0) continue;
+      Fd peer(accept4(squatter.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      Session session(make_secret());
+      FrameDecoder decoder;
+      char chunk[512];
+      ssize_t got = 0;
+      while ((got = recv(peer.get(), chunk, sizeof chunk, 0)) > 0) {
+        decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+        while (auto body = decoder.next_body()) {
+          if (session.peer_hello()) ++told_after_welcome;
+          else if (std::holds_alternative<Hello>(session.open(*body))) (void)write_all(peer.get(), session.answer());
+        }
+      }
+    }
+  });
+  std::vector<std::string> errors;
+  std::mutex errors_mutex;
+  Agents clients(3);
+  for (std::int32_t i = 0; i < 3; ++i) {
+    ClientOptions options = options_for(test, "squatted", i);
+    options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); errors.push_back(line); };
+    clients[static_cast<std::size_t>(i)] = std::make_unique<Client>(options);
+    CHECK(clients[static_cast<std::size_t>(i)]->send_started(100 + i));
+  }
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 3; }));
+  CHECK(relays_among(clients) == 1);
+  CHECK(test.server.stats().accepted == 1);
+  stop = true;
+  squatting.join();
+  CHECK(told_after_welcome == 0);  // no agent proved anything to it, nor sent it a frame
+  std::lock_guard lock(errors_mutex);
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.size() <= 3);  // once per agent that met it
+  CHECK_THAT(errors.at(0), Catch::Contains("'s relay socket @popdist-channel/" + first.tag + "/" + first.host +
+                                           " is held by a process without the job's key (Welcome whose proof does "
+                                           "not match: the peer does not hold the job's key): trying the next name"));
 }
