@@ -47,18 +47,41 @@ std::string random_bytes(std::size_t count) {
   return out;
 }
 
+namespace {
+
+// Fetched once: libcrypto's fetch looks the algorithm up in its provider store under a lock, which
+// every frame's tag and every handshake would otherwise pay (measured: README.md "Cost").
+EVP_MAC* hmac_algorithm() {
+  static EVP_MAC* const mac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);
+  return mac;
+}
+
+EVP_KDF* hkdf_algorithm() {
+  static EVP_KDF* const kdf = EVP_KDF_fetch(nullptr, "HKDF", nullptr);
+  return kdf;
+}
+
+}  // namespace
+
 std::string hmac_sha256(std::string_view key, std::string_view data) {
+  if (hmac_algorithm() == nullptr) fail("fetching HMAC");
+  const std::unique_ptr<EVP_MAC_CTX, decltype(&EVP_MAC_CTX_free)> context(EVP_MAC_CTX_new(hmac_algorithm()),
+                                                                         EVP_MAC_CTX_free);
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                               OSSL_PARAM_construct_end()};
   unsigned char tag[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), bytes(data), data.size(), tag, &length) == nullptr)
+  std::size_t length = 0;
+  if (!context || EVP_MAC_init(context.get(), bytes(key), key.size(), params) != 1 ||
+      EVP_MAC_update(context.get(), bytes(data), data.size()) != 1 ||
+      EVP_MAC_final(context.get(), tag, &length, sizeof tag) != 1)
     fail("HMAC-SHA256");
   return std::string(reinterpret_cast<const char*>(tag), length);
 }
 
 std::string hkdf_sha256(std::string_view ikm, std::string_view salt, std::string_view info, std::size_t length) {
-  const std::unique_ptr<EVP_KDF, decltype(&EVP_KDF_free)> kdf(EVP_KDF_fetch(nullptr, "HKDF", nullptr), EVP_KDF_free);
-  if (!kdf) fail("fetching HKDF");
-  const std::unique_ptr<EVP_KDF_CTX, decltype(&EVP_KDF_CTX_free)> context(EVP_KDF_CTX_new(kdf.get()),
+  if (hkdf_algorithm() == nullptr) fail("fetching HKDF");
+  const std::unique_ptr<EVP_KDF_CTX, decltype(&EVP_KDF_CTX_free)> context(EVP_KDF_CTX_new(hkdf_algorithm()),
                                                                          EVP_KDF_CTX_free);
   if (!context) fail("making an HKDF context");
   char digest[] = "SHA256";

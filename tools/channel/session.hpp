@@ -2,8 +2,8 @@
 // One connection's authentication, both ways, with the job's key never on the wire: the
 // connecting end's Hello carries a fresh nonce; the accepting end answers with a Welcome carrying
 // its own nonce and a proof; the connecting end checks that proof and proves back (Proof). Each
-// proof and each direction's frame key is HKDF(job key, salt: both nonces, info: a label and the
-// Hello's bytes), so a proof says "I hold the job's key, in this connection, for this Hello", and a
+// proof and each direction's frame key is a slice of HKDF(job key, salt: both nonces, info: a
+// label and the Hello's bytes), so a proof says "I hold the job's key, in this connection, for this Hello", and a
 // recorded one is worth nothing in another connection. After the handshake every frame carries an
 // HMAC-SHA256 tag over its direction's implicit sequence number (frames sealed so far), its type
 // and its payload: a replayed, forged, altered, reordered, dropped-then-continued or
