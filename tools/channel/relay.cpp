@@ -120,7 +120,8 @@ class Relay::Loop final : public PeerLoop::Owner {
                            "host " + options_.host + "'s relay ", callbacks_.on_error};
   }
 
-  // The secret keeps other users out as well; the uid check keeps them from even trying.
+  // The key keeps other users out as well (they cannot prove it); the uid check keeps them from
+  // even trying.
   bool admit(int fd) override {
     if (io::same_user(fd)) return true;
     loop_.report("channel: host " + options_.host + "'s relay refused a local connection from uid " +

@@ -25,7 +25,7 @@
 namespace popdist::cli::channel {
 
 struct RelayOptions {
-  std::string secret;
+  std::string secret;  ///< the job's key, 64 hex digits: proven, never sent (session.hpp)
   std::string host;
   std::string server_address;
   int server_port = 0;

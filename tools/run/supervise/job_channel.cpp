@@ -43,6 +43,16 @@ void say_once(std::atomic<bool>& said, const std::string& line) {
   if (!said.exchange(true)) say(line);
 }
 
+channel::KeyRoute route_asked() {
+  static std::atomic<bool> said{false};
+  try {
+    return channel::key_route(channel::process_environment());
+  } catch (const std::invalid_argument& e) {
+    say_once(said, fmt::format("{}: the default, 'file', is used", e.what()));
+    return channel::KeyRoute::kFile;
+  }
+}
+
 // The file route unless the environment route is asked for, or the key file cannot be used here:
 // then the environment route, said once (the job keeps its channel; the key then crosses the
 // network in clear inside mpirun's launch message).
@@ -50,22 +60,21 @@ ChannelKey make_channel_key(bool verbose) {
   static std::atomic<bool> said{false};
   const auto environment = channel::process_environment();
   ChannelKey key{"", channel::make_job_nonce(), ""};
-  std::string why;
-  try {
-    if (channel::key_route(environment) == channel::KeyRoute::kFile) {
+  if (route_asked() == channel::KeyRoute::kFile) {
+    try {
       const std::string user_key = channel::load_or_make_user_key(channel::key_file_path(environment));
       key.job_key = channel::derive_job_key(user_key, key.nonce);
       key.key_id = channel::key_id(user_key);
       return key;
-    }
-    if (verbose)
-      say_once(said, fmt::format("the channel's key goes to the agents in mpirun's environment ({}=environment): in "
+    } catch (const std::exception& e) {
+      say_once(said, fmt::format("{}: the channel's key goes to the agents in mpirun's environment instead, in "
                                  "clear inside mpirun's launch message to remote hosts",
-                                 channel::kKeyRouteVariable));
-  } catch (const std::exception& e) {
-    say_once(said, fmt::format("{}: the channel's key goes to the agents in mpirun's environment instead, in clear "
-                               "inside mpirun's launch message to remote hosts",
-                               e.what()));
+                                 e.what()));
+    }
+  } else if (verbose) {
+    say_once(said, fmt::format("the channel's key goes to the agents in mpirun's environment ({}=environment): in "
+                               "clear inside mpirun's launch message to remote hosts",
+                               channel::kKeyRouteVariable));
   }
   key.job_key = channel::make_secret();
   return key;
@@ -75,11 +84,7 @@ ChannelKey make_channel_key(bool verbose) {
 
 void add_channel_variables(MpirunContext& context, const ChannelAddress& address, const std::string& port) {
   // --dry-run: what would travel, with placeholders for what is made at run time.
-  bool file_route = true;
-  try {
-    file_route = channel::key_route(channel::process_environment()) == channel::KeyRoute::kFile;
-  } catch (const std::invalid_argument&) {  // said when the job runs (make_channel_key)
-  }
+  const bool file_route = route_asked() == channel::KeyRoute::kFile;
   add_key_variables(context, "<nonce>", file_route ? "<key id>" : "");
   context.exports.emplace_back(channel::kAddressVariable, fmt::format("{}:{}", address.address, port));
 }
