@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "channel/liveness.hpp"
 #include "channel/relay.hpp"
 #include "io/read_write.hpp"
 #include "io/unix_socket.hpp"
@@ -146,6 +147,7 @@ class Client::Impl {
   }
 
   const ClientOptions& options() const { return options_; }
+  std::optional<Clock::time_point> last_heard() const { return heard_.when(); }
 
  private:
   // Bind the host's name and be its relay, or connect to the relay that did; again until one works.
@@ -156,7 +158,7 @@ class Client::Impl {
       if (listener.valid()) {
         relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
                                          RelayCallbacks{[this](const Request& request) { dispatch(request); },
-                                                        options_.on_error});
+                                                        options_.on_error, [this] { heard_.heard(); }});
         return;
       }
       if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
@@ -247,6 +249,7 @@ class Client::Impl {
   }
 
   ClientOptions options_;
+  LastHeard heard_;  // before relay_: a relay of ours sets it from its thread
   std::string name_;
   mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
@@ -298,8 +301,10 @@ void Client::Impl::read_link(std::uint64_t generation) {
     if (!lost) {
       decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
       try {
-        while (auto message = decoder_.next())
+        while (auto message = decoder_.next()) {
           if (auto* request = std::get_if<Request>(&*message)) requests.push_back(*request);
+          if (std::holds_alternative<Beat>(*message)) heard_.heard();  // popdist run's, passed on
+        }
       } catch (const FrameError& error) {
         options_.on_error(std::string("channel: bad frame from the host's relay: ") + error.what());
         lost = true;
@@ -327,6 +332,7 @@ bool Client::send_stack_dump(std::string_view text, std::int64_t pid, std::uint6
   return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead), pid, main_thread});
 }
 bool Client::is_relay() const { return impl_->is_relay(); }
+std::optional<std::chrono::steady_clock::time_point> Client::last_heard() const { return impl_->last_heard(); }
 void Client::close() noexcept { impl_->close(impl_->options().relay_linger); }
 void Client::close(std::chrono::milliseconds linger) noexcept { impl_->close(linger); }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -72,6 +73,11 @@ class Client {
   bool send_stack_dump(std::string_view text, std::int64_t pid = 0, std::uint64_t main_thread = 0);
 
   [[nodiscard]] bool is_relay() const;
+  /// When popdist run was last heard by this agent (liveness.hpp): a beat down, passed on by the
+  /// host's relay, or -- when this agent is the relay -- popdist run's Welcome or beat itself. A
+  /// local relay's Welcome does not count, so a new relay's election is no word from popdist run.
+  /// Nothing before the first. Any thread, never waits.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> last_heard() const;
   /// Done: a relay then lingers for its host's other agents (relay_linger), beating while any is
   /// connected. An agent that sent an Ended first makes sure its relay read it (client.cpp), else
   /// sends it again through the host's next relay.

@@ -3,7 +3,8 @@
 // an Ended from each, and prints the connections into the server, the bytes per agent, and the
 // time to deliver every Ended. With a third argument, the agents beat every second (as in a job)
 // and the frames and bytes that reach the server while nothing else is sent are counted over that
-// many seconds first. Exits 1 when a message is missing or a host has more than one connection.
+// many seconds first, and those popdist run beats down (one per host, passed on by its relay).
+// Exits 1 when a message is missing or a host has more than one connection.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -61,13 +62,20 @@ void measure_beats(TestServer& test, const Size& size) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // every beat timer running
   const std::size_t frames_before = test.collector.delivered();
   const std::uint64_t bytes_before = test.server.stats().bytes_received;
+  const DownBeatStats down_before = test.server.beats_sent();
   const auto start = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(size.beat_seconds));
   const double seconds = ms_since(start) / 1000.0;
   const auto frames = static_cast<double>(test.collector.delivered() - frames_before);
   const auto bytes = static_cast<double>(test.server.stats().bytes_received - bytes_before);
+  const DownBeatStats down = test.server.beats_sent();
+  const auto frames_out = static_cast<double>(down.frames - down_before.frames);
+  const auto bytes_out = static_cast<double>(down.bytes - down_before.bytes);
   std::printf("beats over %.1f s: %.0f frames/s, %.0f bytes/s into the server (%.2f frames/s per host, %.3f per agent)\n",
               seconds, frames / seconds, bytes / seconds, frames / seconds / size.hosts, frames / seconds / size.agents);
+  std::printf("beats over %.1f s: %.0f frames/s, %.0f bytes/s out of the server (%.2f frames/s per host, %.3f per agent)\n",
+              seconds, frames_out / seconds, bytes_out / seconds, frames_out / seconds / size.hosts,
+              frames_out / seconds / size.agents);
 }
 
 }  // namespace
