@@ -70,6 +70,11 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
     if (client_) client_->close();
   }
 
+  std::optional<Clock::time_point> last_heard() const {
+    const channel::Client* client = client_ready_.load();
+    return client != nullptr ? client->last_heard() : std::nullopt;
+  }
+
   void started(pid_t pid) {
     std::lock_guard lock(mutex_);
     pid_ = pid;
@@ -133,6 +138,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
     {
       std::lock_guard lock(mutex_);
       client_ = std::move(client);
+      client_ready_ = client_.get();
       if (client_ && pid_ > 0) client_->send_started(pid_);
       connect_done_ = true;
     }
@@ -192,6 +198,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   std::condition_variable requested_;
   std::condition_variable connect_finished_;
   std::unique_ptr<channel::Client> client_;
+  std::atomic<const channel::Client*> client_ready_{nullptr};  // client_, for last_heard() without the lock
   pid_t pid_ = 0;
   std::deque<channel::Request> requests_;
   bool stopping_ = false;
@@ -213,6 +220,7 @@ AgentChannel::AgentChannel(int instance, std::string job_dir)
 AgentChannel::~AgentChannel() { impl_->shut_down(); }
 void AgentChannel::started(pid_t pid) { impl_->started(pid); }
 void AgentChannel::wrote() { impl_->wrote(); }
+std::optional<std::chrono::steady_clock::time_point> AgentChannel::last_heard() const { return impl_->last_heard(); }
 void AgentChannel::ended(int status, std::chrono::steady_clock::time_point ended_at, const std::string& stderr_tail) {
   impl_->ended(status, ended_at, stderr_tail);
 }
