@@ -81,17 +81,21 @@ ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, s
   if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
   parse_address(*address, options);
   if (const auto host = lookup(kHostVariable); host && !host->empty()) options.host = *host;
-  if (const auto beat = lookup(kBeatVariable)) {
-    // For measuring the beat's cost (tests/bench); 0 turns it off, which --host-timeout then misreads.
-    char* end = nullptr;
-    const long long ms = std::strtoll(beat->c_str(), &end, 10);
-    if (beat->empty() || *end != '\0' || ms < 0) {
-      throw std::invalid_argument(std::string(kBeatVariable) + "=" + *beat + ": expected milliseconds >= 0 (0: off)");
-    }
-    options.beat_interval = std::chrono::milliseconds(ms == 0 ? 1LL << 40 : ms);
-  }
+  options.beat_interval = beat_interval_from_environment(lookup);
   options.instance = instance;
   return options;
+}
+
+std::chrono::milliseconds beat_interval_from_environment(const EnvironmentLookup& lookup) {
+  const auto beat = lookup(kBeatVariable);
+  if (!beat) return std::chrono::milliseconds(1000);
+  // For measuring the beat's cost (tests/bench); 0 turns it off, which --host-timeout then misreads.
+  char* end = nullptr;
+  const long long ms = std::strtoll(beat->c_str(), &end, 10);
+  if (beat->empty() || *end != '\0' || ms < 0) {
+    throw std::invalid_argument(std::string(kBeatVariable) + "=" + *beat + ": expected milliseconds >= 0 (0: off)");
+  }
+  return std::chrono::milliseconds(ms == 0 ? 1LL << 40 : ms);
 }
 
 class Client::Impl {

@@ -24,7 +24,8 @@ namespace popdist::cli::channel {
 inline constexpr const char* kAddressVariable = "POPDIST_CHANNEL_ADDRESS";
 /// The host name the relay is elected under, when not the machine's (fake hosts in tests).
 inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
-/// The host's beat interval in ms when not the default 1000 (0: none); for the benchmark of its cost.
+/// The beat interval in ms when not the default 1000 (0: none), the host's up and popdist run's
+/// down; for the benchmark of its cost.
 inline constexpr const char* kBeatVariable = "POPDIST_CHANNEL_BEAT_MS";
 
 struct ClientOptions {
@@ -45,6 +46,10 @@ struct ClientOptions {
 /// The options from kSecretVariable, kAddressVariable and (optional) kHostVariable; throws
 /// std::invalid_argument naming the variable, its value (never the secret's) and what was expected.
 [[nodiscard]] ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance);
+
+/// The beat interval, both ways: kBeatVariable's milliseconds (0: none, in effect), else 1 s;
+/// throws std::invalid_argument naming the variable, its value and what was expected.
+[[nodiscard]] std::chrono::milliseconds beat_interval_from_environment(const EnvironmentLookup& lookup);
 
 /// The abstract Unix socket (io/unix_socket.hpp) the relay of `host` listens on for the job of
 /// `secret`: `@popdist-channel/<job tag>/<host>`.

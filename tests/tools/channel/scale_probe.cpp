@@ -4,6 +4,7 @@
 // time to deliver every Ended. With a third argument, the agents beat every second (as in a job)
 // and the frames and bytes that reach the server while nothing else is sent are counted over that
 // many seconds first, and those popdist run beats down (one per host, passed on by its relay).
+// A fourth argument, 0, turns popdist run's beat down off (the channel before issue 48).
 // Exits 1 when a message is missing or a host has more than one connection.
 #include <algorithm>
 #include <charconv>
@@ -41,6 +42,7 @@ struct Size {
   int agents = 0;
   int hosts = 0;
   int beat_seconds = 0;  ///< 0: no beat (an hour), no beat measurement
+  bool down_beat = true;  ///< popdist run's beat to every relay
 };
 
 std::vector<std::unique_ptr<Client>> connect_agents(const TestServer& test, const Size& size) {
@@ -81,11 +83,15 @@ void measure_beats(TestServer& test, const Size& size) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) return std::fprintf(stderr, "usage: scale_probe <agents> <hosts> [<beat seconds>]\n"), 2;
-  const Size size{argument(argv[1], "agents"), argument(argv[2], "hosts"), argc == 4 ? argument(argv[3], "beat seconds") : 0};
+  if (argc < 3 || argc > 5) return std::fprintf(stderr, "usage: scale_probe <agents> <hosts> [<beat seconds> [0]]\n"), 2;
+  if (argc == 5 && std::string_view(argv[4]) != "0")
+    return std::fprintf(stderr, "scale_probe: '%s' after the beat seconds, expected 0 (no beat down)\n", argv[4]), 2;
+  const Size size{argument(argv[1], "agents"), argument(argv[2], "hosts"), argc >= 4 ? argument(argv[3], "beat seconds") : 0,
+                  argc != 5};
   const int agents = size.agents, hosts = size.hosts;
   // As the launcher would: room for every host's relay to connect at once.
-  TestServer test(2000ms, std::max<std::size_t>(256, static_cast<std::size_t>(hosts)));
+  TestServer test(2000ms, std::max<std::size_t>(256, static_cast<std::size_t>(hosts)), make_secret(), 0,
+                  size.down_beat ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(std::chrono::hours(1)));
   const auto connect_start = Clock::now();
   auto clients = connect_agents(test, size);
   const bool hellos = test.collector.wait_until([&] { return test.collector.count_locked<Hello>() == static_cast<std::size_t>(agents); }, 60s);
