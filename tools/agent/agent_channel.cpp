@@ -81,7 +81,10 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
     if (client_) client_->send_started(pid);
   }
 
+  void fencing() { fenced_ = true; }
+
   void wrote() {
+    if (fenced_) return;
     const auto now = Clock::now();
     if (now - last_activity_ < kActivityInterval) return;
     last_activity_ = now;
@@ -207,6 +210,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   std::condition_variable end_handled_;
   bool end_reported_ = false;
   std::atomic<bool> abandoned_{false};
+  std::atomic<bool> fenced_{false};
   std::atomic<bool> warned_{false};
   Clock::time_point last_activity_{};
   std::thread connecting_;
@@ -220,6 +224,7 @@ AgentChannel::AgentChannel(int instance, std::string job_dir)
 AgentChannel::~AgentChannel() { impl_->shut_down(); }
 void AgentChannel::started(pid_t pid) { impl_->started(pid); }
 void AgentChannel::wrote() { impl_->wrote(); }
+void AgentChannel::fencing() { impl_->fencing(); }
 std::optional<std::chrono::steady_clock::time_point> AgentChannel::last_heard() const { return impl_->last_heard(); }
 void AgentChannel::ended(int status, std::chrono::steady_clock::time_point ended_at, const std::string& stderr_tail) {
   impl_->ended(status, ended_at, stderr_tail);

@@ -45,8 +45,9 @@ std::string fence_host_name() {
   return ::gethostname(name, sizeof name - 1) == 0 ? name : "unknown-host";
 }
 
-HostFence::HostFence(FenceSettings settings, int instance, std::string host, Heard heard)
-    : settings_(settings), instance_(instance), host_(std::move(host)), heard_(std::move(heard)) {}
+HostFence::HostFence(FenceSettings settings, int instance, std::string host, Heard heard, std::function<void()> fencing)
+    : settings_(settings), instance_(instance), host_(std::move(host)), heard_(std::move(heard)),
+      fencing_(std::move(fencing)) {}
 
 HostFence::~HostFence() {
   {
@@ -97,6 +98,7 @@ void HostFence::run() {
 // is what a cut-off host keeps.
 void HostFence::fence(std::chrono::milliseconds silent) {
   fenced_ = true;
+  if (fencing_) fencing_();
   tell(fence_message(instance_, host_, silent, settings_));
   signal_program(SIGTERM);
   std::unique_lock lock(mutex_, std::adopt_lock);

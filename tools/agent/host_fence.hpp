@@ -46,8 +46,9 @@ class HostFence {
  public:
   using Heard = std::function<std::optional<SteadyClock::time_point>()>;
 
-  /// Does nothing unless settings.on(). `heard` is called from the watch's thread.
-  HostFence(FenceSettings settings, int instance, std::string host, Heard heard);
+  /// Does nothing unless settings.on(). `heard` is called from the watch's thread, and so is
+  /// `fencing` (when given) as the fence begins.
+  HostFence(FenceSettings settings, int instance, std::string host, Heard heard, std::function<void()> fencing = {});
   /// Stops the watch (after a fence: once the fence is done).
   ~HostFence();
   HostFence(const HostFence&) = delete;
@@ -71,6 +72,7 @@ class HostFence {
   int instance_;
   std::string host_;
   Heard heard_;
+  std::function<void()> fencing_;
   pid_t program_ = 0;
   int log_fd_ = -1;
   mutable std::mutex mutex_;  // ended_, stopping_, fenced_

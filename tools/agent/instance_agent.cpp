@@ -179,7 +179,8 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   streams[1].keep_lines = kKeptErrorLines;
   channel->started(pid);
   auto fence = std::make_unique<HostFence>(fencing, rank, fence_host_name(),
-                                           [&channel] { return channel->last_heard(); });
+                                           [&channel] { return channel->last_heard(); },
+                                           [&channel] { channel->fencing(); });
   fence->watch(pid, streams[1].log);
   pass_output(streams, *channel);
 
