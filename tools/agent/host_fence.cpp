@@ -110,9 +110,11 @@ void HostFence::fence(std::chrono::milliseconds silent) {
   signal_program(SIGKILL);
 }
 
+// The log first: it is what a cut-off host keeps, and the job's teardown may end this agent at
+// any moment once a sibling instance has ended.
 void HostFence::tell(const std::string& message) const {
-  say(message);
   if (log_fd_ >= 0) (void)io::write_all(log_fd_, "popdist run: " + message + "\n");  // one write: a whole line
+  say(message);
 }
 
 // As a teardown does (Open MPI's daemon signals the agent's whole process group): the program and
