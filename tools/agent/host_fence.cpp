@@ -93,9 +93,9 @@ void HostFence::run() {
   }
 }
 
-// Called with mutex_ held; returns with it held. The line goes where the instance's output goes
-// (the terminal through the launcher, when it still can) and to its --log-dir stderr.log, which
-// is what a cut-off host keeps.
+// Called with mutex_ held; returns with it held. The line goes to the instance's --log-dir
+// stderr.log (what a cut-off host keeps) and where its output goes (the terminal, through the
+// launcher, when it still can).
 void HostFence::fence(std::chrono::milliseconds silent) {
   fenced_ = true;
   if (fencing_) fencing_();
@@ -110,11 +110,12 @@ void HostFence::fence(std::chrono::milliseconds silent) {
   signal_program(SIGKILL);
 }
 
-// The log first: it is what a cut-off host keeps, and the job's teardown may end this agent at
-// any moment once a sibling instance has ended.
+// The log first: the job's teardown may end this agent at any moment once a sibling instance has
+// ended. The terminal's line from a thread of its own: on a cut-off host the pipe to Open MPI's
+// daemon may be full, and the fence must not wait on it (nor hold its lock).
 void HostFence::tell(const std::string& message) const {
   if (log_fd_ >= 0) (void)io::write_all(log_fd_, "popdist run: " + message + "\n");  // one write: a whole line
-  say(message);
+  std::thread([message] { say(message); }).detach();
 }
 
 // As a teardown does (Open MPI's daemon signals the agent's whole process group): the program and
