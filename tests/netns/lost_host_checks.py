@@ -23,6 +23,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -225,7 +226,7 @@ def still_there(pids):
 def cut_off(popdist, testbed, hosts):
     job = start_job(popdist, testbed, hosts, ["spin"])
     cut = hosts[-1]
-    left = []
+    seen = {}
     try:
         wait_ready(job)
         instances = instances_on(cut, job.script)
@@ -233,19 +234,25 @@ def cut_off(popdist, testbed, hosts):
         start = time.monotonic()
         lose(cut, "link-cut")
 
-        def instances_ended_then_restore():
-            # The host stays cut off until its instances had their time to end by themselves.
+        def watch():  # from the cut on, while popdist run finds the host lost and ends
             while still_there(instances) and time.monotonic() < start + FENCE_BOUND:
-                time.sleep(0.1)
-            left.extend((pid, _cmdline(pid)) for pid in still_there(instances))
-            print(f"{cut}'s instances {'still there' if left else 'gone'} {time.monotonic() - start:.1f} s after "
-                  f"the cut (bound {FENCE_BOUND} s)", flush=True)
+                time.sleep(0.05)
+            seen["left"] = [(pid, _cmdline(pid)) for pid in still_there(instances)]
+            seen["after"] = time.monotonic() - start
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+
+        def instances_ended_then_restore():  # the host stays cut off until its instances had their time
+            watcher.join()
             restore(cut)
 
         status, out = job.finish(instances_ended_then_restore)
     finally:
         restore(cut)
-    check(not left, f"{cut}, cut off for good, kept instances running {FENCE_BOUND} s after the cut: {left}")
+    print(f"{cut}'s instances {'still there' if seen['left'] else 'gone'} {seen['after']:.1f} s after the cut "
+          f"(--host-timeout {HOST_TIMEOUT}, grace {GRACE}, bound {FENCE_BOUND} s)")
+    check(not seen["left"], f"{cut}, cut off for good, kept instances running {FENCE_BOUND} s after the cut: {seen['left']}")
     check(status == LOST_STATUS, f"exit status {LOST_STATUS} (lost host) expected, got {status}")
 
 
