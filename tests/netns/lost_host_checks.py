@@ -7,10 +7,13 @@ no reset ever arrives), all its processes killed, only Open MPI's daemon (orted)
 each time popdist run must end within a bound with exit status 122, a report naming the host and
 its instances, and nothing of the job left on h1. A host whose program computes silently for
 several host-timeouts is not lost. With --max-restarts 1 --min-instances the job goes on without
-the lost host; below --min-instances it is refused. Used by CTest as
+the lost host; below --min-instances it is refused. The other way (issue 48): a host cut off for
+good ends its own instances -- its agents and programs are gone, by pid, within --host-timeout
+plus the grace period -- and a host whose programs are stopped (SIGSTOP) for several
+host-timeouts still hears popdist run and is neither fenced nor lost. Used by CTest as
 
     lost_host_checks.py <check> <popdist> <testbed> <h1,h2[,h3]>
-        check: link-cut, killed, orted-killed, busy, shrink, refused
+        check: link-cut, killed, orted-killed, busy, stopped, cut-off, shrink, refused
 
 The namespaces are restored (link up, the lost host's leftovers killed) after every check.
 Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is missing).
@@ -20,6 +23,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,6 +36,10 @@ HOST_TIMEOUT = 3
 # and slack for a loaded 2-core machine.
 END_BOUND = HOST_TIMEOUT + 3 + 8
 LOST_STATUS = 122
+GRACE = 1  # popdist run's default --grace-period
+# From the cut to the cut-off host's instances' end: the host-timeout and the grace, and slack for
+# a loaded 2-core machine (the agents' 200 ms look, their goodbye to a relay cut off too).
+FENCE_BOUND = HOST_TIMEOUT + GRACE + 5
 
 # argv[1]: "spin" waits to be torn down; "busy" computes without a word for argv[2] seconds and
 # ends. After a restart every instance prints its counts and ends.
@@ -43,6 +51,12 @@ if os.environ.get("POPDIST_RESTART_COUNT", "0") != "0":
           "replicas", os.environ["POPDIST_NUM_TOTAL_REPLICAS"], "host", os.uname().nodename, flush=True)
     sys.exit(0)
 print("ready", rank, flush=True)
+if mode == "stopped":
+    import subprocess
+    me = os.getpid()
+    subprocess.Popen(["sh", "-c", f"kill -STOP {me}; sleep {sys.argv[2]}; kill -CONT {me}"])
+    time.sleep(0.5)
+    sys.exit(0)
 if mode == "busy":
     end = time.monotonic() + float(sys.argv[2])
     x = 0
@@ -192,7 +206,57 @@ def refused(popdist, testbed, hosts):
     check("restarting" not in out, f"a restart below --min-instances:\n{out}")
 
 
-CHECKS = {"link-cut": lost("link-cut"), "killed": lost("killed"), "orted-killed": lost("orted-killed"),
+def stopped(popdist, testbed, hosts):
+    job = start_job(popdist, testbed, hosts, ["stopped", str(3 * HOST_TIMEOUT)])
+    status, out = job.finish()
+    check(status == 0, f"a job whose programs were stopped for a while must succeed, got status {status}")
+    check("lost host" not in out, f"a host whose programs were stopped was declared lost:\n{out}")
+    check("nothing heard from popdist run" not in out, f"a host that hears popdist run fenced itself:\n{out}")
+
+
+def instances_on(host, script):
+    """The pids of the job's agents and programs on `host` (Open MPI's daemon's children)."""
+    return [pid for pid in pids_on(host) if script in _cmdline(pid) and "orted" not in _cmdline(pid)]
+
+
+def still_there(pids):
+    return [pid for pid in pids if os.path.exists(f"/proc/{pid}")]
+
+
+def cut_off(popdist, testbed, hosts):
+    job = start_job(popdist, testbed, hosts, ["spin"])
+    cut = hosts[-1]
+    seen = {}
+    try:
+        wait_ready(job)
+        instances = instances_on(cut, job.script)
+        check(len(instances) >= 4, f"expected 2 agents and 2 programs on {cut}: {[_cmdline(p) for p in instances]}")
+        start = time.monotonic()
+        lose(cut, "link-cut")
+
+        def watch():  # from the cut on, while popdist run finds the host lost and ends
+            while still_there(instances) and time.monotonic() < start + FENCE_BOUND:
+                time.sleep(0.05)
+            seen["left"] = [(pid, _cmdline(pid)) for pid in still_there(instances)]
+            seen["after"] = time.monotonic() - start
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+
+        def instances_ended_then_restore():  # the host stays cut off until its instances had their time
+            watcher.join()
+            restore(cut)
+
+        status, out = job.finish(instances_ended_then_restore)
+    finally:
+        restore(cut)
+    print(f"{cut}'s instances {'still there' if seen['left'] else 'gone'} {seen['after']:.1f} s after the cut "
+          f"(--host-timeout {HOST_TIMEOUT}, grace {GRACE}, bound {FENCE_BOUND} s)")
+    check(not seen["left"], f"{cut}, cut off for good, kept instances running {FENCE_BOUND} s after the cut: {seen['left']}")
+    check(status == LOST_STATUS, f"exit status {LOST_STATUS} (lost host) expected, got {status}")
+
+
+CHECKS = {"stopped": stopped, "cut-off": cut_off, "link-cut": lost("link-cut"), "killed": lost("killed"), "orted-killed": lost("orted-killed"),
           "busy": busy, "shrink": shrink, "refused": refused}
 
 

@@ -9,6 +9,11 @@ loop's version.
         --report-file, exit status 122, and nothing of the job is left running.
   off   --host-timeout 0: no host is ever lost -- hostB falls silent for longer than any timeout
         and the job still ends as its programs do (exit 0, no "lost host").
+  fenced  the other way (issue 48): popdist run itself stops (SIGSTOP, as a launcher's machine
+        that hangs), so its beats stop reaching every host while mpirun and the agents run on;
+        every instance's agent and program end within --host-timeout plus the grace period
+        (checked by pid), each instance's --log-dir stderr.log says why, and once popdist run
+        continues it reports the hosts lost.
 
 Parallel-safe without the helpers' testbed lock: each fake host is a UTS namespace, which is
 per-process, and its session files live under this check's own TMPDIR (fake_rsh.sh puts them in
@@ -18,6 +23,8 @@ $TMPDIR/fakehost.<host>). Usage: loopback_lost_host_checks.py <lost|off> <popdis
 import json
 import os
 import shlex
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -89,7 +96,101 @@ def off(popdist, testbed):
         print(f"hostB silent for {STOPPED_FOR} s under --host-timeout 0: not lost, exit 0")
 
 
-CHECKS = {"lost": lost, "off": off}
+def job_processes(token, launcher):
+    """The agents and programs of the job marked `token`: the daemons' children (not popdist run
+    `launcher` nor mpirun, whose command lines hold the token too)."""
+    found = {}
+    for pid in processes_with(token):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if pid != launcher and comm in ("popdist", "sleep"):
+            found[pid] = comm
+    return found
+
+
+def gone_within(pids, seconds):
+    """The pids of `pids` still there after `seconds` (none: all gone in time)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = [pid for pid in pids if os.path.exists(f"/proc/{pid}") and not _zombie(pid)]
+        if not left:
+            return []
+        time.sleep(0.1)
+    return left
+
+
+def _zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+FENCE_HOST_TIMEOUT = 2
+GRACE = 1
+# The fence's own bound is the host-timeout plus the grace; the margin is for a loaded 2-core
+# machine (the agents' 200 ms look, their goodbye to a relay that cannot reach popdist run).
+FENCE_MARGIN = 6
+
+
+def fenced(popdist, testbed):
+    with tempfile.TemporaryDirectory() as tmp:
+        env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
+        env["TMPDIR"] = tmp
+        env["OMP_NUM_THREADS"] = "1"
+        token = f"{os.getpid()}{int(time.time())}"
+        logs = os.path.join(tmp, "logs")
+        command = [popdist, "run", "--num-instances", "4", "--host", "hostA,hostB", "--host-timeout",
+                   str(FENCE_HOST_TIMEOUT), "--grace-period", str(GRACE), "--log-dir", logs, "--mpi-global-args",
+                   f"--mca plm_rsh_agent {fake_hosts_agent(testbed)}", "--", "sh", "-c", f"exec sleep 60.{token}"]
+        print("+ " + shlex.join(command), flush=True)
+        launcher = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while list(job_processes(token, launcher.pid).values()).count("sleep") < 4:
+                check(time.monotonic() < deadline and launcher.poll() is None, "the job's 4 programs did not start")
+                time.sleep(0.1)
+            time.sleep(1.5)  # every host's relay heard popdist run's beat
+            processes = job_processes(token, launcher.pid)
+            os.kill(launcher.pid, signal.SIGSTOP)
+            stopped = time.monotonic()
+            left = gone_within(list(processes), FENCE_HOST_TIMEOUT + GRACE + FENCE_MARGIN)
+            elapsed = time.monotonic() - stopped
+            check(not left, f"still running {FENCE_HOST_TIMEOUT + GRACE + FENCE_MARGIN} s after popdist run stopped: "
+                            f"{[(pid, processes[pid]) for pid in left]}")
+            print(f"agents and programs {sorted(processes.items())} gone {elapsed:.1f} s after popdist run stopped "
+                  f"(--host-timeout {FENCE_HOST_TIMEOUT}, grace {GRACE})")
+        finally:
+            os.kill(launcher.pid, signal.SIGCONT)
+        out, err = launcher.communicate(timeout=RUN_TIMEOUT)
+        said = {}
+        for root, _, files in os.walk(logs):
+            if "stderr.log" in files:
+                with open(os.path.join(root, "stderr.log")) as f:
+                    said[os.path.basename(root)] = f.read()
+        # An instance whose sibling fenced first may be ended by the job's teardown (mpirun still
+        # runs here) before its own fence: every host has one that says why, and none says else.
+        why = "nothing heard from popdist run for"
+        fenced = [rank for rank, text in said.items() if why in text]
+        check(sorted(said) == ["0", "1", "2", "3"] and all(text == "" or why in text for text in said.values()),
+              f"every instance must have a stderr.log, empty or saying why: {said}\n--- stderr\n{err}")
+        check({"0", "1"} & set(fenced) and {"2", "3"} & set(fenced),
+              f"an instance of each host must say in its stderr.log why it was ended: {said}\n--- stderr\n{err}")
+        for rank in fenced:
+            host = "hostA" if rank in ("0", "1") else "hostB"
+            check(said[rank].startswith(f"popdist run: instance {rank} on host {host}: {why}") and
+                  f"(--host-timeout {FENCE_HOST_TIMEOUT} s)" in said[rank],
+                  f"instance {rank}'s line must name {host} and the timeout: {said[rank]}")
+        print(f"fenced by their own agents, said in stderr.log: instances {sorted(fenced)}")
+        check(launcher.returncode != 0, f"popdist run must fail after its instances were fenced: exit 0\n{err}")
+        nothing_left(token)
+
+
+CHECKS = {"lost": lost, "off": off, "fenced": fenced}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))

@@ -189,7 +189,8 @@ def dry_run(popdist):
                "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "TORCHELASTIC_RUN_ID=popdist-run-29500",
                "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", f"POPDIST_RUN_JOB_DIR={job_dir}",
                "-x", "POPDIST_CHANNEL_NONCE=<nonce>", "-x", "POPDIST_CHANNEL_KEY_ID=<key id>",
-               "-x", f"POPDIST_CHANNEL_ADDRESS={channel.group(1)}:<port>", "-x", "MYVAR=1",
+               "-x", f"POPDIST_CHANNEL_ADDRESS={channel.group(1)}:<port>",
+               "-x", "POPDIST_HOST_TIMEOUT_MS=10000", "-x", "POPDIST_GRACE_PERIOD=1", "-x", "MYVAR=1",
                os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--job-dir", job_dir, "--omp-threads",
                "--", "echo", "it's", "a b"]
     expected = ["mpirun", *root, "--host", "a:1,b:1", "--map-by", "ppr:1:node", "--tag-output", "--bind-to", "none",

@@ -74,13 +74,21 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
     if (client_) client_->close();
   }
 
+  std::optional<Clock::time_point> last_heard() const {
+    const channel::Client* client = client_ready_.load();
+    return client != nullptr ? client->last_heard() : std::nullopt;
+  }
+
   void started(pid_t pid) {
     std::lock_guard lock(mutex_);
     pid_ = pid;
     if (client_) client_->send_started(pid);
   }
 
+  void fencing() { fenced_ = true; }
+
   void wrote() {
+    if (fenced_) return;
     const auto now = Clock::now();
     if (now - last_activity_ < kActivityInterval) return;
     last_activity_ = now;
@@ -137,6 +145,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
     {
       std::lock_guard lock(mutex_);
       client_ = std::move(client);
+      client_ready_ = client_.get();
       if (client_ && pid_ > 0) client_->send_started(pid_);
       connect_done_ = true;
     }
@@ -196,6 +205,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   std::condition_variable requested_;
   std::condition_variable connect_finished_;
   std::unique_ptr<channel::Client> client_;
+  std::atomic<const channel::Client*> client_ready_{nullptr};  // client_, for last_heard() without the lock
   pid_t pid_ = 0;
   std::deque<channel::Request> requests_;
   bool stopping_ = false;
@@ -204,6 +214,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   std::condition_variable end_handled_;
   bool end_reported_ = false;
   std::atomic<bool> abandoned_{false};
+  std::atomic<bool> fenced_{false};
   std::atomic<bool> warned_{false};
   Clock::time_point last_activity_{};
   std::thread connecting_;
@@ -217,6 +228,8 @@ AgentChannel::AgentChannel(int instance, std::string job_dir)
 AgentChannel::~AgentChannel() { impl_->shut_down(); }
 void AgentChannel::started(pid_t pid) { impl_->started(pid); }
 void AgentChannel::wrote() { impl_->wrote(); }
+void AgentChannel::fencing() { impl_->fencing(); }
+std::optional<std::chrono::steady_clock::time_point> AgentChannel::last_heard() const { return impl_->last_heard(); }
 void AgentChannel::ended(int status, std::chrono::steady_clock::time_point ended_at, const std::string& stderr_tail) {
   impl_->ended(status, ended_at, stderr_tail);
 }

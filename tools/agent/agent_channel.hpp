@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace popdist::cli {
@@ -31,6 +32,13 @@ class AgentChannel {
   /// How the program ended (a shell status) and when, with its torch error file's traceback when
   /// it wrote one, else `stderr_tail`; then closes (a relay lingers for its host's other agents).
   void ended(int status, std::chrono::steady_clock::time_point ended_at, const std::string& stderr_tail);
+  /// The agent fences its program (agent/host_fence.hpp): its output is no longer reported, so
+  /// that a channel electing a relay towards an unreachable popdist run cannot hold the agent's
+  /// output loop (and the program's end) for its connect_timeout. Any thread.
+  void fencing();
+  /// When popdist run was last heard through the channel (channel::Client::last_heard); nothing
+  /// before it was first heard, or without a channel. Any thread, never waits.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> last_heard() const;
 
   class Impl;
 

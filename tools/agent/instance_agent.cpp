@@ -20,10 +20,12 @@
 #include <thread>
 
 #include "agent/agent_channel.hpp"
+#include "agent/host_fence.hpp"
 #include "agent/host_job_directory.hpp"
 #include "agent/signal_relay.hpp"
 #include "agent/whole_lines.hpp"
 #include "common/say.hpp"
+#include "job/host_fence_settings.hpp"
 #include "job/instance_plan.hpp"
 #include "job/job_directory.hpp"
 #include "job/shell_status.hpp"
@@ -128,8 +130,22 @@ int end_like(int status) {
   return 128 + signal_number;
 }
 
+/// Waits for the program to end, tells the fence before reaping it (its pid stays the program's
+/// until then), and reaps it; returns its wait status.
+int wait_for_program(pid_t pid, HostFence& fence) {
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  fence.program_ended();
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
 /// The program, its output and its end; returns its wait status.
-int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChannel> channel) {
+int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChannel> channel,
+                const FenceSettings& fencing) {
   const bool shown = !(options.output_from && *options.output_from != rank) && (options.log_dir.empty() || options.tee);
 
   int out_pipe[2];
@@ -162,11 +178,14 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   streams[1].log = open_log(options, rank, "stderr.log");
   streams[1].keep_lines = kKeptErrorLines;
   channel->started(pid);
+  auto fence = std::make_unique<HostFence>(fencing, rank, fence_host_name(),
+                                           [&channel] { return channel->last_heard(); },
+                                           [&channel] { channel->fencing(); });
+  fence->watch(pid, streams[1].log);
   pass_output(streams, *channel);
 
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = wait_for_program(pid, *fence);
+  fence.reset();  // its thread is done with the channel and the log
   const auto ended_at = std::chrono::steady_clock::now();
   set_signal_target(0);  // reaped: its pid may be someone else's now
   for (const auto& stream : streams) {
@@ -219,10 +238,19 @@ int run_instance(const AgentOptions& options) {
   // Die with mpirun (or its daemon): killed by SIGKILL, it can forward nothing (issue: instances
   // that never write would otherwise run on).
   if (!end_with_parent(SIGKILL, ::getppid())) return 137;
+  FenceSettings fencing;
+  try {
+    fencing = fence_settings(process_environment());
+  } catch (const std::invalid_argument& e) {
+    say(std::string("_instance: ") + e.what());
+    return 2;
+  }
+  ::unsetenv(kHostTimeoutVariable);  // the agent's, not the program's
+  ::unsetenv(kGracePeriodVariable);
   HostJobDirectory job_dir(options.job_dir, rank);
   set_instance_environment(options, plan, rank);
   // Before the fork: the program must not inherit the channel's secret.
-  const int status = run_program(options, rank, std::make_unique<AgentChannel>(rank, options.job_dir));
+  const int status = run_program(options, rank, std::make_unique<AgentChannel>(rank, options.job_dir), fencing);
   job_dir.tidy();  // before end_like(), which may end this process by the program's signal
   if (asked_to_end()) wait_out_the_grace_period();
   return end_like(status);

@@ -49,6 +49,8 @@ bool reached_program_too(const siginfo_t* info) {
 }
 
 void relay(int signal_number, siginfo_t* info, void*) {
+  // The agent's own signal to its group (its fence, agent/host_fence.hpp) reached the program already.
+  if (info != nullptr && info->si_code == SI_USER && info->si_pid == ::getpid()) return;
   if (signal_number == SIGTERM || signal_number == SIGINT || signal_number == SIGHUP) g_asked_to_end = 1;
   if (g_program_pid > 0 && !reached_program_too(info)) ::kill(g_program_pid, signal_number);
 }

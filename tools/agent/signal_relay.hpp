@@ -4,7 +4,9 @@
 // save and requeue twice). Open MPI's daemons signal an instance's whole process group (odls:
 // kill(-pid)), which holds the agent and the program; Slurm's slurmstepd signals every process of
 // a step. Both reach the program by themselves. A signal sent to the agent alone (by another
-// process, or by Open MPI run with odls_base_signal_direct_children_only) is passed on.
+// process, or by Open MPI run with odls_base_signal_direct_children_only) is passed on. One the
+// agent sends its own group (its fence, agent/host_fence.hpp) is neither passed on nor a request
+// to end.
 
 #include <sys/types.h>
 

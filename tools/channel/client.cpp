@@ -20,6 +20,7 @@
 
 #include "channel/handshake.hpp"
 #include "channel/job_key.hpp"
+#include "channel/liveness.hpp"
 #include "channel/relay.hpp"
 #include "io/read_write.hpp"
 #include "io/unix_socket.hpp"
@@ -87,17 +88,21 @@ ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, s
   if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
   parse_address(*address, options);
   if (const auto host = lookup(kHostVariable); host && !host->empty()) options.host = *host;
-  if (const auto beat = lookup(kBeatVariable)) {
-    // For measuring the beat's cost (tests/bench); 0 turns it off, which --host-timeout then misreads.
-    char* end = nullptr;
-    const long long ms = std::strtoll(beat->c_str(), &end, 10);
-    if (beat->empty() || *end != '\0' || ms < 0) {
-      throw std::invalid_argument(std::string(kBeatVariable) + "=" + *beat + ": expected milliseconds >= 0 (0: off)");
-    }
-    options.beat_interval = std::chrono::milliseconds(ms == 0 ? 1LL << 40 : ms);
-  }
+  options.beat_interval = beat_interval_from_environment(lookup);
   options.instance = instance;
   return options;
+}
+
+std::chrono::milliseconds beat_interval_from_environment(const EnvironmentLookup& lookup) {
+  const auto beat = lookup(kBeatVariable);
+  if (!beat) return std::chrono::milliseconds(1000);
+  // For measuring the beat's cost (tests/bench); 0 turns it off, which --host-timeout then misreads.
+  char* end = nullptr;
+  const long long ms = std::strtoll(beat->c_str(), &end, 10);
+  if (beat->empty() || *end != '\0' || ms < 0) {
+    throw std::invalid_argument(std::string(kBeatVariable) + "=" + *beat + ": expected milliseconds >= 0 (0: off)");
+  }
+  return std::chrono::milliseconds(ms == 0 ? 1LL << 40 : ms);
 }
 
 class Client::Impl {
@@ -153,6 +158,7 @@ class Client::Impl {
   }
 
   const ClientOptions& options() const { return options_; }
+  std::optional<Clock::time_point> last_heard() const { return heard_.when(); }
 
  private:
   enum class Slot { kJoined, kStranger, kBusy };
@@ -184,7 +190,7 @@ class Client::Impl {
     if (io::Fd listener = io::listen_unix(name); listener.valid()) {
       relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
                                        RelayCallbacks{[this](const Request& request) { dispatch(request); },
-                                                      options_.on_error});
+                                                      options_.on_error, [this] { heard_.heard(); }});
       return Slot::kJoined;
     }
     if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
@@ -280,6 +286,7 @@ class Client::Impl {
   }
 
   ClientOptions options_;
+  LastHeard heard_;  // before relay_: a relay of ours sets it from its thread
   std::set<std::string> strangers_;  // relay names found held by strangers
   mutable std::mutex link_mutex_;  // relay_, link_, decoder_, session_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
@@ -335,6 +342,7 @@ void Client::Impl::read_link(std::uint64_t generation) {
         while (auto body = decoder_.next_body()) {
           const Message message = session_->open(*body);
           if (const auto* request = std::get_if<Request>(&message)) requests.push_back(*request);
+          if (std::holds_alternative<Beat>(message)) heard_.heard();  // popdist run's, passed on
         }
       } catch (const FrameError& error) {
         options_.on_error(std::string("channel: bad frame from the host's relay: ") + error.what());
@@ -363,6 +371,7 @@ bool Client::send_stack_dump(std::string_view text, std::int64_t pid, std::uint6
   return impl_->send(StackDump{impl_->options().instance, fit_text(text, kMaxText, Keep::kHead), pid, main_thread});
 }
 bool Client::is_relay() const { return impl_->is_relay(); }
+std::optional<std::chrono::steady_clock::time_point> Client::last_heard() const { return impl_->last_heard(); }
 void Client::close() noexcept { impl_->close(impl_->options().relay_linger); }
 void Client::close(std::chrono::milliseconds linger) noexcept { impl_->close(linger); }
 

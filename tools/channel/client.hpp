@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -23,7 +24,8 @@ namespace popdist::cli::channel {
 inline constexpr const char* kAddressVariable = "POPDIST_CHANNEL_ADDRESS";
 /// The host name the relay is elected under, when not the machine's (fake hosts in tests).
 inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
-/// The host's beat interval in ms when not the default 1000 (0: none); for the benchmark of its cost.
+/// The beat interval in ms when not the default 1000 (0: none), the host's up and popdist run's
+/// down; for the benchmark of its cost.
 inline constexpr const char* kBeatVariable = "POPDIST_CHANNEL_BEAT_MS";
 
 struct ClientOptions {
@@ -46,6 +48,10 @@ struct ClientOptions {
 /// secret), kAddressVariable and (optional) kHostVariable; throws std::invalid_argument naming the
 /// variable or file, its value (never the key's) and what was expected.
 [[nodiscard]] ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance);
+
+/// The beat interval, both ways: kBeatVariable's milliseconds (0: none, in effect), else 1 s;
+/// throws std::invalid_argument naming the variable, its value and what was expected.
+[[nodiscard]] std::chrono::milliseconds beat_interval_from_environment(const EnvironmentLookup& lookup);
 
 /// The abstract Unix socket (io/unix_socket.hpp) the relay of `host` listens on for the job
 /// tagged `tag`: `@popdist-channel/<job tag>/<host>`.
@@ -74,6 +80,11 @@ class Client {
   bool send_stack_dump(std::string_view text, std::int64_t pid = 0, std::uint64_t main_thread = 0);
 
   [[nodiscard]] bool is_relay() const;
+  /// When popdist run was last heard by this agent (liveness.hpp): a beat down, passed on by the
+  /// host's relay, or -- when this agent is the relay -- popdist run's Welcome or beat itself. A
+  /// local relay's Welcome does not count, so a new relay's election is no word from popdist run.
+  /// Nothing before the first. Any thread, never waits.
+  [[nodiscard]] std::optional<std::chrono::steady_clock::time_point> last_heard() const;
   /// Done: a relay then lingers for its host's other agents (relay_linger), beating while any is
   /// connected. An agent that sent an Ended first makes sure its relay read it (client.cpp), else
   /// sends it again through the host's next relay.

@@ -10,6 +10,7 @@
 
 #include "channel/connection.hpp"
 #include "channel/handshake.hpp"
+#include "channel/liveness.hpp"
 #include "channel/secret.hpp"
 #include "channel/sockets.hpp"
 #include "io/read_write.hpp"
@@ -83,6 +84,7 @@ class Relay::Loop final : public PeerLoop::Owner {
         next_beat_(Clock::now() + options_.beat_interval), loop_(std::move(listener), peer_options(), *this) {
     io::set_nonblocking(upstream_.fd());
     upstream_.authenticated = true;
+    heard();  // popdist run's Welcome
     loop_.start();
   }
 
@@ -130,7 +132,8 @@ class Relay::Loop final : public PeerLoop::Owner {
   }
 
   // A Hello goes up too: popdist run routes Requests by it.
-  void welcomed(PeerLoop::PeerId, Connection&, Message hello) override {
+  void welcomed(PeerLoop::PeerId id, Connection&, Message hello) override {
+    beat_targets_.welcomed(id, Clock::now());
     ++welcomed_agents_;
     std::get<Hello>(hello).nonce.clear();  // this link's, of no use up there
     queue_.push_back({std::move(hello), Clock::now()});
@@ -139,7 +142,8 @@ class Relay::Loop final : public PeerLoop::Owner {
   void received(PeerLoop::PeerId, Connection&, Message message) override {
     if (!std::holds_alternative<Beat>(message)) queue_.push_back({std::move(message), Clock::now()});
   }
-  void leaving(PeerLoop::PeerId, const Connection& peer) override {
+  void leaving(PeerLoop::PeerId id, const Connection& peer) override {
+    beat_targets_.left(id);
     if (peer.authenticated) --welcomed_agents_;
   }
 
@@ -202,6 +206,10 @@ class Relay::Loop final : public PeerLoop::Owner {
   }
 
   void route(const Request& request);
+  void pass_on_beat(const Beat& beat);
+  void heard() {
+    if (callbacks_.on_heard) callbacks_.on_heard();
+  }
 
   RelayOptions options_;
   RelayCallbacks callbacks_;
@@ -210,6 +218,7 @@ class Relay::Loop final : public PeerLoop::Owner {
   std::deque<Pending> own_;
   std::deque<Pending> queue_;
   std::size_t welcomed_agents_ = 0;  // local agents connected and welcomed
+  BeatTargets beat_targets_;         // those popdist run's beats are passed on to
   Clock::time_point next_beat_;
   std::uint64_t beat_sequence_ = 0;
   std::atomic<bool> upstream_lost_{false};
@@ -228,6 +237,7 @@ void Relay::Loop::upstream_ready(short revents) {
   }
   for (const auto& message : messages) {
     if (const auto* request = std::get_if<Request>(&message)) route(*request);
+    else if (const auto* beat = std::get_if<Beat>(&message)) pass_on_beat(*beat);
     else loop_.report(std::string("channel: ignored a ") + type_name(type_of(message)) + " from popdist run");
   }
   if (revents & POLLOUT) pump_upstream();
@@ -244,6 +254,13 @@ void Relay::Loop::route(const Request& request) {
         found = true, local->send(request), (void)local->flush();
   if (!found)
     loop_.report("channel: host " + options_.host + " has no agent for instance " + std::to_string(request.instance));
+}
+
+// popdist run's beat down: heard here, and passed on to every welcomed local agent (one frame
+// each on its Unix socket; the TCP link carried one for the host).
+void Relay::Loop::pass_on_beat(const Beat& beat) {
+  heard();
+  (void)beat_targets_.send(loop_.peers(), beat, Clock::now());  // written by the loop's next poll
 }
 
 // Give up the name first (agents that come now elect another relay), then send what is left and

@@ -10,6 +10,8 @@
 // connections (bounded); after that they elect a new relay among themselves. The relay beats for
 // its host (a Beat for kHostBeat, every beat_interval) while any of its agents lives -- its own,
 // or a local one still connected: one Beat per host reaches `popdist run`, not one per agent.
+// popdist run beats down the same link, and the relay passes each beat on to its local agents
+// (liveness.hpp): they learn that popdist run still hears the host, per host on the TCP link.
 
 #include <chrono>
 #include <cstdint>
@@ -41,6 +43,8 @@ struct RelayOptions {
 struct RelayCallbacks {
   std::function<void(const Request&)> on_own_request;    ///< a Request for the relay's own agent
   std::function<void(const std::string& line)> on_error;
+  /// popdist run was heard (its Welcome, a beat down): on the relay's thread (liveness.hpp).
+  std::function<void()> on_heard;
 };
 
 class Relay {

@@ -17,7 +17,7 @@ namespace popdist::cli::channel {
 class Server::Loop final : public PeerLoop::Owner {
  public:
   Loop(ServerOptions options, ServerCallbacks callbacks)
-      : callbacks_(std::move(callbacks)),
+      : callbacks_(std::move(callbacks)), beat_(options.beat_interval),
         loop_(listen_tcp(options.address, options.port), peer_options(options, callbacks_), *this) {
     loop_.start();
   }
@@ -33,6 +33,7 @@ class Server::Loop final : public PeerLoop::Owner {
   }
 
   PeerStats stats() const { return loop_.stats(); }
+  DownBeatStats beats_sent() const { return beat_.stats(); }
   void stop() noexcept { loop_.stop(); }
 
  private:
@@ -49,6 +50,7 @@ class Server::Loop final : public PeerLoop::Owner {
       throw FrameError("a second relay for host " + peer.host + ", which " + loop_.peers().at(held->second)->peer() +
                        " speaks for already");
     hosts_[peer.host] = id;
+    beat_.targets().welcomed(id, PeerLoop::Clock::now());
     for (const std::int32_t instance : peer.instances) route_[instance] = id;
     std::get<Hello>(hello).nonce.clear();
     deliver(peer.host, std::move(hello));
@@ -64,6 +66,7 @@ class Server::Loop final : public PeerLoop::Owner {
   }
 
   void leaving(PeerLoop::PeerId id, const Connection& peer) override {
+    beat_.targets().left(id);
     for (auto it = route_.begin(); it != route_.end();) it = it->second == id ? route_.erase(it) : std::next(it);
     if (const auto held = hosts_.find(peer.host); held != hosts_.end() && held->second == id) hosts_.erase(held);
     if (peer.authenticated && callbacks_.on_closed) callbacks_.on_closed(peer.host);
@@ -71,7 +74,12 @@ class Server::Loop final : public PeerLoop::Owner {
 
   bool before_poll() override {
     route_requests();
+    beat_.when_due(loop_.peers(), PeerLoop::Clock::now());
     return true;
+  }
+
+  PeerLoop::Clock::time_point next_look(PeerLoop::Clock::time_point next) const override {
+    return std::min(next, beat_.next());
   }
 
   // Callbacks run on the loop's thread with no lock held, so they may call stats() or request_stacks().
@@ -86,6 +94,7 @@ class Server::Loop final : public PeerLoop::Owner {
   std::vector<Request> requests_;
   std::map<std::int32_t, PeerLoop::PeerId> route_;  // instance -> the peer that speaks for it
   std::map<std::string, PeerLoop::PeerId> hosts_;   // host -> its one relay's peer
+  DownBeat beat_;                                   // liveness down, to every host's relay
   PeerLoop loop_;                                   // last: its thread stops before the rest goes
 };
 
@@ -119,6 +128,7 @@ void Server::request_stacks(std::int32_t instance, std::chrono::milliseconds wai
   loop_->request(Request{instance, static_cast<std::uint32_t>(wait.count())});
 }
 PeerStats Server::stats() const { return loop_->stats(); }
+DownBeatStats Server::beats_sent() const { return loop_->beats_sent(); }
 void Server::stop() noexcept { loop_->stop(); }
 
 }  // namespace popdist::cli::channel

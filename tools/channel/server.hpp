@@ -15,6 +15,7 @@
 #include <string>
 
 #include "channel/frame.hpp"
+#include "channel/liveness.hpp"  // DownBeatStats
 #include "channel/peer_loop.hpp"  // PeerStats
 
 namespace popdist::cli::channel {
@@ -27,6 +28,8 @@ struct ServerOptions {
   /// Connections without a Hello yet; beyond it the oldest of them is dropped (its relay
   /// retries). The launcher sets at least its number of hosts: they all connect at start.
   std::size_t max_unauthenticated = 256;
+  /// popdist run's beat down to every host's relay (liveness.hpp); hours: none in effect.
+  std::chrono::milliseconds beat_interval{1000};
 };
 
 /// A message as it arrived: the host its connection's Hello named, and when (steady clock).
@@ -55,6 +58,8 @@ class Server {
   /// agent waits at most `wait` for its program's dump.
   void request_stacks(std::int32_t instance, std::chrono::milliseconds wait = std::chrono::seconds(5));
   [[nodiscard]] PeerStats stats() const;
+  /// The beats sent down so far.
+  [[nodiscard]] DownBeatStats beats_sent() const;
   /// Ends the thread and closes every connection; idempotent, and what the destructor does.
   void stop() noexcept;
 

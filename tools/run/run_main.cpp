@@ -97,6 +97,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // job starts (a template and a placeholder).
   auto first_context = attempt_context(job, 0, job_directory_template());
   add_channel_variables(first_context, job.channel_address, "<port>");
+  add_fence_variables(first_context, job.options.host_timeout, job.options.grace_period);
   const auto first = build_mpirun_command(job.plan, job.options, first_context);
   announce(job, first, *mpirun);
   if (job.options.dry_run) {

@@ -80,9 +80,10 @@ class Collector {
 /// A server on 127.0.0.1 (`port` 0: the kernel picks; another: popdist run back on the port it had).
 struct TestServer {
   explicit TestServer(std::chrono::milliseconds hello_deadline = 2000ms, std::size_t max_unauthenticated = 64,
-                      std::string job_secret = make_secret(), int port = 0)
+                      std::string job_secret = make_secret(), int port = 0, std::chrono::milliseconds beat = 1000ms)
       : secret(std::move(job_secret)),
-        server(ServerOptions{"127.0.0.1", port, secret, hello_deadline, max_unauthenticated}, collector.callbacks()) {}
+        server(ServerOptions{"127.0.0.1", port, secret, hello_deadline, max_unauthenticated, beat},
+               collector.callbacks()) {}
   std::string secret;
   std::string tag = make_job_tag();  ///< the job's, in socket names; unique per test
   Collector collector;

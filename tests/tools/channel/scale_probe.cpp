@@ -3,7 +3,9 @@
 // an Ended from each, and prints the connections into the server, the bytes per agent, and the
 // time to deliver every Ended. With a third argument, the agents beat every second (as in a job)
 // and the frames and bytes that reach the server while nothing else is sent are counted over that
-// many seconds first. Exits 1 when a message is missing or a host has more than one connection.
+// many seconds first, and those popdist run beats down (one per host, passed on by its relay).
+// A fourth argument, 0, turns popdist run's beat down off (the channel before issue 48).
+// Exits 1 when a message is missing or a host has more than one connection.
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -40,6 +42,7 @@ struct Size {
   int agents = 0;
   int hosts = 0;
   int beat_seconds = 0;  ///< 0: no beat (an hour), no beat measurement
+  bool down_beat = true;  ///< popdist run's beat to every relay
 };
 
 std::vector<std::unique_ptr<Client>> connect_agents(const TestServer& test, const Size& size) {
@@ -61,23 +64,34 @@ void measure_beats(TestServer& test, const Size& size) {
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // every beat timer running
   const std::size_t frames_before = test.collector.delivered();
   const std::uint64_t bytes_before = test.server.stats().bytes_received;
+  const DownBeatStats down_before = test.server.beats_sent();
   const auto start = Clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(size.beat_seconds));
   const double seconds = ms_since(start) / 1000.0;
   const auto frames = static_cast<double>(test.collector.delivered() - frames_before);
   const auto bytes = static_cast<double>(test.server.stats().bytes_received - bytes_before);
+  const DownBeatStats down = test.server.beats_sent();
+  const auto frames_out = static_cast<double>(down.frames - down_before.frames);
+  const auto bytes_out = static_cast<double>(down.bytes - down_before.bytes);
   std::printf("beats over %.1f s: %.0f frames/s, %.0f bytes/s into the server (%.2f frames/s per host, %.3f per agent)\n",
               seconds, frames / seconds, bytes / seconds, frames / seconds / size.hosts, frames / seconds / size.agents);
+  std::printf("beats over %.1f s: %.0f frames/s, %.0f bytes/s out of the server (%.2f frames/s per host, %.3f per agent)\n",
+              seconds, frames_out / seconds, bytes_out / seconds, frames_out / seconds / size.hosts,
+              frames_out / seconds / size.agents);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && argc != 4) return std::fprintf(stderr, "usage: scale_probe <agents> <hosts> [<beat seconds>]\n"), 2;
-  const Size size{argument(argv[1], "agents"), argument(argv[2], "hosts"), argc == 4 ? argument(argv[3], "beat seconds") : 0};
+  if (argc < 3 || argc > 5) return std::fprintf(stderr, "usage: scale_probe <agents> <hosts> [<beat seconds> [0]]\n"), 2;
+  if (argc == 5 && std::string_view(argv[4]) != "0")
+    return std::fprintf(stderr, "scale_probe: '%s' after the beat seconds, expected 0 (no beat down)\n", argv[4]), 2;
+  const Size size{argument(argv[1], "agents"), argument(argv[2], "hosts"), argc >= 4 ? argument(argv[3], "beat seconds") : 0,
+                  argc != 5};
   const int agents = size.agents, hosts = size.hosts;
   // As the launcher would: room for every host's relay to connect at once.
-  TestServer test(2000ms, std::max<std::size_t>(256, static_cast<std::size_t>(hosts)));
+  TestServer test(2000ms, std::max<std::size_t>(256, static_cast<std::size_t>(hosts)), make_secret(), 0,
+                  size.down_beat ? std::chrono::milliseconds(1000) : std::chrono::milliseconds(std::chrono::hours(1)));
   const auto connect_start = Clock::now();
   auto clients = connect_agents(test, size);
   const bool hellos = test.collector.wait_until([&] { return test.collector.count_locked<Hello>() == static_cast<std::size_t>(agents); }, 60s);

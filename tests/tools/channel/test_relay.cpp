@@ -78,7 +78,7 @@ struct TestRelay {
               RelayCallbacks{[](const Request&) {}, [this](const std::string& line) {
                                std::lock_guard lock(mutex);
                                errors.push_back(line);
-                             }}) {}
+                             }, {}}) {}
   std::vector<std::string> error_lines() {
     std::lock_guard lock(mutex);
     return errors;

@@ -147,8 +147,11 @@ TEST_CASE("a Request goes to the host that speaks for the instance, or to every 
   JobPeer a = welcomed_peer(test, "host-a", {0, 1});
   JobPeer b = welcomed_peer(test, "host-b", {2, 3});
   const auto next_request = [](JobPeer& peer) -> std::int32_t {
-    const auto message = peer.next();
-    return message ? std::get<Request>(*message).instance : -100;
+    for (;;) {  // popdist run's beats down come between: skipped
+      const auto message = peer.next();
+      if (!message) return -100;
+      if (const auto* request = std::get_if<Request>(&*message)) return request->instance;
+    }
   };
   test.server.request_stacks(3);
   CHECK(next_request(b) == 3);

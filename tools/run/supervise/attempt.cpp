@@ -17,6 +17,7 @@
 #include "run/report/report_file.hpp"
 #include "run/supervise/attempt_end.hpp"
 #include "run/supervise/hung_teardown.hpp"
+#include "run/supervise/host_liveness.hpp"
 #include "run/supervise/job_channel.hpp"
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/lost_host_watch.hpp"
@@ -108,6 +109,7 @@ AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path
   JobRecords records(job.plan.num_instances);
   const auto channel =
       open_channel(job.channel_address, job.plan.hosts.size(), records, context, job.options.verbosity >= 1);
+  if (channel) add_fence_variables(context, job.options.host_timeout, job.options.grace_period);
   write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_mpirun_command(job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "job/host_fence_settings.hpp"
+
 namespace popdist::cli {
 namespace {
 
@@ -60,6 +62,10 @@ std::vector<LostHost> lost_hosts(Moment moment, const LaunchPlan& plan, const He
     }
   }
   return lost;
+}
+
+void add_fence_variables(MpirunContext& context, double host_timeout, int grace_period) {
+  for (auto& variable : fence_exports(host_timeout, grace_period)) context.exports.push_back(std::move(variable));
 }
 
 std::string describe_lost(const std::vector<LostHost>& lost) {

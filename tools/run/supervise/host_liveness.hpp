@@ -14,6 +14,9 @@
 //  - under --host-timeout 0 no host is ever lost, at any moment.
 // lost_hosts() is pure: the records, the clock and the limit in, the lost hosts out;
 // hearing_now() takes the attempt's records and the clock as they stand.
+// The same limit holds the other way (issue 48): popdist run beats every host down the channel,
+// and an agent that has not heard it for --host-timeout ends its program (agent/host_fence.hpp);
+// add_fence_variables() tells the agents the limit and the grace period.
 
 #include <chrono>
 #include <map>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "job/launch_plan.hpp"
+#include "run/mpirun/mpirun_command.hpp"  // MpirunContext
 #include "run/supervise/job_records.hpp"
 
 namespace popdist::cli {
@@ -55,6 +59,10 @@ enum class Moment {
 /// The hosts of `plan` lost at `moment` under the limit `limit` (zero: off, none is ever lost).
 [[nodiscard]] std::vector<LostHost> lost_hosts(Moment moment, const LaunchPlan& plan, const Hearing& hearing,
                                                std::chrono::milliseconds limit);
+
+/// Exports --host-timeout `host_timeout` (seconds, 0: never fence) and --grace-period
+/// `grace_period` to every agent (job/host_fence_settings.hpp).
+void add_fence_variables(MpirunContext& context, double host_timeout, int grace_period);
 
 /// "h2 (instances 2, 3; last heard 10.4 s ago)" per host, comma-separated.
 [[nodiscard]] std::string describe_lost(const std::vector<LostHost>& lost);

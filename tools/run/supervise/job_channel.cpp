@@ -97,6 +97,7 @@ std::unique_ptr<channel::Server> open_channel(const ChannelAddress& address, std
     options.address = address.loopback ? "127.0.0.1" : "";
     options.secret = key.job_key;
     options.max_unauthenticated = std::max<std::size_t>(options.max_unauthenticated, num_hosts);
+    options.beat_interval = channel::beat_interval_from_environment(channel::process_environment());  // the beat down
     channel::ServerCallbacks callbacks;
     callbacks.on_message = [&records](channel::Delivery delivery) { records.on_delivery(delivery); };
     callbacks.on_error = [](const std::string& line) { say(line); };
