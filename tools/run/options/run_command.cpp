@@ -78,6 +78,17 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->capture_default_str();
 }
 
+// docs/guide/launchers.md. Not --launcher: POPDIST_LAUNCHER names the family a process detects.
+void add_backend_option(CLI::App& sub, RunOptions& options) {
+  sub.add_option_function<std::string>(
+         "--backend", [&options](const std::string& word) { options.backend = *parse_backend_choice(word); },
+         "The launcher popdist run drives, told by its --version: auto (mpirun, else mpiexec, on PATH), openmpi "
+         "(Open MPI's mpirun), hydra (MPICH's or Intel MPI's mpiexec), srun (not yet) [default: auto]")
+      ->check(CLI::IsMember({"auto", "openmpi", "hydra", "srun"}))
+      ->type_name("auto|openmpi|hydra|srun")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& sub, RunOptions& options) {
@@ -89,7 +100,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       "and POPDIST_LOCAL_INSTANCE_INDEX, and torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,\n"
       "GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
       "Exit status: the job's (non-zero when any instance failed); 2 usage error; 122 a host was lost\n"
-      "(--host-timeout); 125 stalled (--stall-timeout); 127 mpirun not on PATH.");
+      "(--host-timeout); 125 stalled (--stall-timeout); 127 no launcher of --backend on PATH.");
   // PopRun's command line: `poprun [options] program [args]`. Everything from the first positional
   // word on is the program's, options included.
   sub.positionals_at_end();
@@ -148,6 +159,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       ->check(whole_number(1, 65535))
       ->multi_option_policy(last);
   add_long_job_options(sub, options);
+  add_backend_option(sub, options);
   add_poprun_ipu_options(sub, options);
   sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
 }
