@@ -190,6 +190,36 @@ def interrupt(popdist):
         check(process.returncode == 7, f"exit {process.returncode}\n{out}\n{err}")
 
 
+STALLED = "import time\ndef waiting_here():\n    time.sleep(300)\nprint('ready', flush=True)\nwaiting_here()\n"
+
+
+def stacks_and_stall(popdist):
+    """`popdist stacks` reaches the Python instances of a hydra job, and --stall-timeout ends a silent
+    job with the report of where each instance is (exit 125)."""
+    env = environment(popdist)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp  # this job's directory, apart from any other job's
+        process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "4",
+                                               sys.executable, "-c", STALLED), env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and not [d for d in os.listdir(tmp) if d.startswith("popdist-run-")]:
+                time.sleep(0.1)
+            time.sleep(1.5)  # the instances are in waiting_here
+            job_dirs = [os.path.join(tmp, d) for d in os.listdir(tmp) if d.startswith("popdist-run-")]
+            check(len(job_dirs) == 1, f"job directories: {job_dirs}")
+            stacks = run([popdist, "stacks", "--job-dir", job_dirs[0]], env, timeout=30)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    check(stacks.returncode == 0 and "instance 0: <string>:3 in waiting_here" in stacks.stdout
+          and "instance 1: <string>:3 in waiting_here" in stacks.stdout, describe(stacks))
+    check(process.returncode == 125 and "(--stall-timeout): where each instance is" in err
+          and err.count("in waiting_here") >= 2, f"exit {process.returncode}\n{out}\n{err}")
+
+
 def marked_processes(marker):
     found = []
     for pid in os.listdir("/proc"):
@@ -246,7 +276,7 @@ def fake_hosts(popdist, testbed):
 CHECKS = {
     "dry-run": dry_run, "single-host": single_host, "hosts": hosts_and_oversubscription,
     "failing-instance": failing_instance, "restarts-and-logs": restarts_and_logs, "signals": signals,
-    "interrupt": interrupt, "killed": killed, "fake-hosts": fake_hosts,
+    "interrupt": interrupt, "stacks-and-stall": stacks_and_stall, "killed": killed, "fake-hosts": fake_hosts,
 }
 
 if __name__ == "__main__":
