@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 
 #include <cerrno>
 #include <csignal>
@@ -93,16 +95,35 @@ struct Waited {
   std::optional<WatchVerdict> verdict;
 };
 
-/// waitpid for `pid`, polling every 100 ms, asking every watch every half second (a watch may read
-/// /proc); the first verdict ends the program as it says.
+/// Up to `period` or until `pidfd` (a pidfd of the child, or -1) says the child has ended: a
+/// short job then ends when its launcher does, not at the next poll (up to 100 ms later; hydra's
+/// bare `mpiexec -n 2 true` takes 9 ms).
+void pause_for_child(int pidfd, std::chrono::milliseconds period) {
+  if (pidfd < 0) {
+    std::this_thread::sleep_for(period);
+    return;
+  }
+  pollfd child{pidfd, POLLIN, 0};
+  (void)::poll(&child, 1, static_cast<int>(period.count()));  // EINTR: a forwarded signal, look again
+}
+
+/// waitpid for `pid`, polling every 100 ms (at once when it ends), asking every watch every half
+/// second (a watch may read /proc); the first verdict ends the program as it says.
 Waited wait_watched(pid_t pid, std::vector<Watch>& watches) {
   constexpr auto poll = std::chrono::milliseconds(100);
   constexpr int polls_per_look = 5;
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // Linux 5.3 on; else -1: sleep
+  struct ClosePidfd {
+    int fd;
+    ~ClosePidfd() {
+      if (fd >= 0) ::close(fd);
+    }
+  } close_pidfd{pidfd};
   Waited result;
   for (int round = 0;; ++round) {
     result.waited = ::waitpid(pid, &result.status, WNOHANG);
     if (result.waited != 0 && !(result.waited < 0 && errno == EINTR)) return result;
-    std::this_thread::sleep_for(poll);
+    pause_for_child(pidfd, poll);
     if (round % polls_per_look != 0) continue;
     for (auto& watch : watches) {
       result.verdict = watch(pid);
