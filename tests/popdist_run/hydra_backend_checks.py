@@ -220,6 +220,33 @@ def stacks_and_stall(popdist):
           and err.count("in waiting_here") >= 2, f"exit {process.returncode}\n{out}\n{err}")
 
 
+def ignored_sigterm(popdist):
+    """Instances that ignore SIGTERM: hydra would wait for them for ever; popdist run ends the job
+    after the grace period (--grace-period 1, plus 2 s) with SIGKILL, status 143, nothing left."""
+    env = environment(popdist)
+    marker = f"popdist-hydra-ignored-{os.getpid()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                   f"open('{tmp}/ready', 'a').write('ready '); time.sleep(300)", marker]
+        process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", *program), env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(f"{tmp}/ready", 2)
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=30)
+            deadline = time.monotonic() + 10
+            while marked_processes(marker) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            left = marked_processes(marker)
+        finally:
+            if process.poll() is None:
+                process.kill()
+            for pid in marked_processes(marker):
+                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+    check(process.returncode == 143, f"exit {process.returncode}\n{out}\n{err}")
+    check(not left, f"left behind: {left}")
+
+
 def marked_processes(marker):
     found = []
     for pid in os.listdir("/proc"):
@@ -240,7 +267,9 @@ def killed(popdist):
     marker = f"popdist-hydra-killed-{os.getpid()}"
     with tempfile.TemporaryDirectory() as tmp:
         # the marker in the program's own command line (and its agent's): one process each
-        program = [sys.executable, "-c", f"open('{tmp}/ready', 'a').write('ready ');import time;time.sleep(300)", marker]
+        # instances that ignore SIGTERM: hydra would wait for them (popdist run gives it SIGKILL)
+        program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                   f"open('{tmp}/ready', 'a').write('ready '); time.sleep(300)", marker]
         process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", *program),
                                    env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
@@ -276,7 +305,8 @@ def fake_hosts(popdist, testbed):
 CHECKS = {
     "dry-run": dry_run, "single-host": single_host, "hosts": hosts_and_oversubscription,
     "failing-instance": failing_instance, "restarts-and-logs": restarts_and_logs, "signals": signals,
-    "interrupt": interrupt, "stacks-and-stall": stacks_and_stall, "killed": killed, "fake-hosts": fake_hosts,
+    "interrupt": interrupt, "stacks-and-stall": stacks_and_stall,
+    "ignored-sigterm": ignored_sigterm, "killed": killed, "fake-hosts": fake_hosts,
 }
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -75,7 +76,13 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
   watches.push_back(hung_teardown_watch(kUnreapedLimit, first_failure, launcher.path));
   if (launcher.backend == Backend::hydra) {
     // hydra lets the others run on after a failure; SIGTERM, passed on by hydra, ends them gracefully.
-    watches.push_back(failed_instance_watch(first_failure, std::chrono::seconds(options.grace_period + 2)));
+    const auto grace = std::chrono::seconds(options.grace_period + 2);
+    // A stopped job's instances end by the stop signal: not a failure to end the job for.
+    const auto unstopped_failure = [first_failure] {
+      return stop_signal_received() != 0 ? std::nullopt : first_failure();
+    };
+    watches.push_back(failed_instance_watch(unstopped_failure, grace));
+    watches.push_back(stopped_job_watch(stop_signal_received, grace));
   }
   return watches;
 }
@@ -126,7 +133,10 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   };
   const StackQueryService queries(job_dir.path(), gather);
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher));
+  // hydra's mpiexec, SIGKILLed, ends every instance through its proxies; SIGTERM it would pass on.
+  const int death_signal = launcher.backend == Backend::hydra ? SIGKILL : SIGTERM;
+  const auto run =
+      run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher), death_signal);
   const bool stopped = stop_signal_received() != 0;
   const auto end = attempt_end(job, records, run, stopped, launcher.backend);
   report_attempt(job, attempt, start, end, stopped, records);

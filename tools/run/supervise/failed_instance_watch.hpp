@@ -1,6 +1,6 @@
 #pragma once
-// A failed instance ends the job, as a watch (watch.hpp), for the launchers that do not do it
-// themselves: hydra's mpiexec lets the others run on when one exits non-zero (Open MPI's mpirun
+// A failed instance ends the job, and a stopped job ends within its grace period, as watches
+// (watch.hpp), for the launchers that do not do it themselves: hydra's mpiexec lets the others run on when one exits non-zero (Open MPI's mpirun
 // ends the job itself). The verdict is SIGTERM -- which hydra passes on to every instance, a
 // graceful stop -- then SIGKILL after the grace period, with the status of the instance that
 // failed first as its agent told it.
@@ -17,5 +17,11 @@ namespace popdist::cli {
 /// from the agents) has a value.
 [[nodiscard]] Watch failed_instance_watch(std::function<std::optional<int>()> first_failure,
                                           std::chrono::milliseconds grace);
+
+/// After a stop signal reached popdist run (`stop_signal`: it, or 0) and was passed on, the
+/// launcher is SIGKILLed once `grace` has passed since the watch first saw it: hydra waits for
+/// instances that ignore the signal, and has no grace period of its own (Open MPI's is
+/// odls_base_sigkill_timeout). The status is 128 + the signal, as a shell reports it.
+[[nodiscard]] Watch stopped_job_watch(std::function<int()> stop_signal, std::chrono::milliseconds grace);
 
 }  // namespace popdist::cli

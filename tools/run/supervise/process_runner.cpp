@@ -177,11 +177,11 @@ class ForwardedSignals {
 
 /// In the child after fork: exec `path`, or write errno to the status pipe and exit 127.
 [[noreturn]] void exec_in_child(const std::string& path, std::vector<char*>& args, int status_pipe[2], pid_t parent,
-                                const ForwardedSignals& signals) {
+                                const ForwardedSignals& signals, int death_signal) {
   // Die with popdist run even when it cannot forward anything (SIGKILL from the OOM killer, a
-  // scheduler, `timeout -s KILL`): the kernel then sends SIGTERM, on which mpirun ends its
-  // instances as it does on a forwarded one.
-  if (!end_with_parent(SIGTERM, parent)) ::_exit(128 + SIGTERM);
+  // scheduler, `timeout -s KILL`): the kernel then sends `death_signal` (mpirun: SIGTERM, on
+  // which it ends its instances as it does on a forwarded one).
+  if (!end_with_parent(death_signal, parent)) ::_exit(128 + death_signal);
   // exec resets caught signals to their default; nothing else to undo.
   ::close(status_pipe[0]);
   if (g_handler_shared.own_group != 0) start_own_group();
@@ -211,7 +211,8 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv) 
   return run_watched(path, argv, {}).status;
 }
 
-WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv, std::vector<Watch> watches) {
+WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv, std::vector<Watch> watches,
+                       int death_signal) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -230,7 +231,7 @@ WatchedRun run_watched(const std::string& path, const std::vector<std::string>& 
     ::close(status_pipe[1]);
     throw Error(fmt::format("cannot start {}: fork failed: {}", path, std::strerror(error)));
   }
-  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals);
+  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals, death_signal);
   g_handler_shared.child_pid = pid;
   signals.unblock();
   ::close(status_pipe[1]);

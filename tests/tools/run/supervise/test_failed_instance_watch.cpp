@@ -20,3 +20,17 @@ TEST_CASE("a failed instance's status ends the job, gracefully first", "[watch]"
   CHECK(verdict->grace == std::chrono::seconds(3));
   CHECK(verdict->lost.empty());
 }
+
+TEST_CASE("a stopped job is SIGKILLed once its grace has passed since the stop was seen", "[watch]") {
+  int stop = 0;
+  const auto patient = popdist::cli::stopped_job_watch([&] { return stop; }, std::chrono::hours(1));
+  auto now = popdist::cli::stopped_job_watch([&] { return stop; }, std::chrono::milliseconds(0));
+  CHECK_FALSE(now(1));
+  stop = 15;
+  auto copy = patient;
+  CHECK_FALSE(copy(1));  // seen now: an hour to go
+  const auto verdict = now(1);
+  REQUIRE(verdict);
+  CHECK(verdict->status == 143);
+  CHECK(verdict->ending == WatchVerdict::Ending::sigkill);
+}
