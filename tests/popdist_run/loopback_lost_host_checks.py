@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, processes_with, run
+from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, processes_with, run, skip
 
 HOST_TIMEOUT = 2
 STOPPED_FOR = 5
@@ -35,18 +35,20 @@ RUN_TIMEOUT = 60
 def program(token):
     """Instances 2 and 3 (hostB) stop their agents once those have been heard, and continue them
     after STOPPED_FOR s; instances 0 and 1 (hostA) sleep as long. `token` marks the job's processes."""
-    return (f'if [ "$OMPI_COMM_WORLD_RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; '
+    return (f'if [ "$RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; '
             f'kill -CONT $PPID; exit 0; fi; exec sleep {STOPPED_FOR + 2}.{token}')
 
 
-def run_job(popdist, testbed, host_timeout, tmp):
+def run_job(popdist, testbed, host_timeout, tmp, backend="openmpi"):
     env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
     env["TMPDIR"] = tmp  # the fake hosts' session files and the job directory: this check's own
     env["OMP_NUM_THREADS"] = "1"
     token = f"{os.getpid()}{int(time.time())}"
     report = os.path.join(tmp, "report.json")
-    command = [popdist, "run", "--num-instances", "4", "--host", "hostA,hostB", "--host-timeout", str(host_timeout),
-               "--report-file", report, "--mpi-global-args", f"--mca plm_rsh_agent {fake_hosts_agent(testbed)}",
+    agent = fake_hosts_agent(testbed)
+    launcher_args = (f"-launcher ssh -launcher-exec {agent}" if backend == "hydra" else f"--mca plm_rsh_agent {agent}")
+    command = [popdist, "run", "--backend", backend, "--num-instances", "4", "--host", "hostA,hostB",
+               "--host-timeout", str(host_timeout), "--report-file", report, "--mpi-global-args", launcher_args,
                "--", "sh", "-c", program(token)]
     print("+ " + shlex.join(command), flush=True)
     result = run(command, env=env, timeout=RUN_TIMEOUT)
@@ -64,10 +66,10 @@ def nothing_left(token, seconds=15):
     check(not left, f"processes left running after the job: {left}")
 
 
-def lost(popdist, testbed):
+def lost(popdist, testbed, backend="openmpi"):
     with tempfile.TemporaryDirectory() as tmp:
         start = time.monotonic()
-        result, report, token = run_job(popdist, testbed, HOST_TIMEOUT, tmp)
+        result, report, token = run_job(popdist, testbed, HOST_TIMEOUT, tmp, backend)
         elapsed = time.monotonic() - start
         check(result.returncode == 122, f"expected exit status 122 (lost host): {describe(result)}")
         check("lost host hostB (instances 2, 3;" in result.stderr, f"the watch did not name hostB: {describe(result)}")
@@ -89,7 +91,14 @@ def off(popdist, testbed):
         print(f"hostB silent for {STOPPED_FOR} s under --host-timeout 0: not lost, exit 0")
 
 
-CHECKS = {"lost": lost, "off": off}
+def hydra_lost(popdist, testbed):
+    """`lost` under hydra's mpiexec (--backend hydra, hydra's ssh launcher with the fake hosts' agent)."""
+    if not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
+    lost(popdist, testbed, "hydra")
+
+
+CHECKS = {"lost": lost, "off": off, "hydra-lost": hydra_lost}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))
