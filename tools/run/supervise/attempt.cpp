@@ -91,10 +91,12 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
 /// mpirun's status checked against what the agents said.
 AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, WatchedRun run, bool stopped,
                        Backend backend) {
-  if (run.status != 0 || !stopped) settle(records);
-  // hydra's own status combines the raw statuses; popdist's is the first failure's, as the agent told it.
+  const bool hydra = backend == Backend::hydra;
+  if (run.status != 0 || !stopped || hydra) settle(records);
+  // hydra's own status combines the raw statuses, and is 0 after a Ctrl-C whatever the instances
+  // did; popdist's is the first failure's, as its agent told it.
   const auto first_failure = first_failure_status(records.snapshot());
-  if (backend == Backend::hydra && run.status != 0 && !run.verdict && first_failure) run.status = *first_failure;
+  if (hydra && !run.verdict && first_failure) run.status = *first_failure;
   if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
   if (stopped) return {run.status, {}, {}};
   return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));
