@@ -186,9 +186,6 @@ def mpirun_topology(popdist, testbed):
 TAGGED_LINE = re.compile(r"^\[\d+,(\d+)\]<stdout>:(.*)$")
 
 
-HYDRA_LINE = re.compile(r"^\[(\d+)\] (.*)$")
-
-
 def popdist_run(popdist, testbed, backend="openmpi"):
     require_testbed(testbed)
     require_mpirun()
@@ -209,11 +206,11 @@ def popdist_run(popdist, testbed, backend="openmpi"):
     status, out = run(command)
     checks = Checks()
     checks.equal("exit status of popdist run", status, 0)
-    # `popdist run` tags every line with [job,rank]<stdout>: (hydra: [rank] ) so the ranks'
-    # outputs can be separated.
+    # `popdist run` tags every line with [job,rank]<stdout>: (under hydra, its agents do) so the
+    # ranks' outputs can be separated.
     lines_by_rank = {}
     for line in out.splitlines():
-        match = (HYDRA_LINE if backend == "hydra" else TAGGED_LINE).match(line)
+        match = TAGGED_LINE.match(line)
         if match:
             lines_by_rank.setdefault(int(match.group(1)), []).append(match.group(2))
     checks.equal("ranks that printed", sorted(lines_by_rank), list(range(INSTANCES)))

@@ -13,10 +13,9 @@ import sys
 import tempfile
 import time
 
-from launcher_common import CheckFailed, check, describe, fake_hosts_agent, main, mpi_test_environment, run, skip
+from launcher_common import TAG, CheckFailed, check, describe, fake_hosts_agent, main, mpi_test_environment, run, skip
 
 HYDRA = "/usr/bin/mpiexec.hydra"
-LINE = re.compile(r"^\[(\d+)\] (.*)$")
 
 
 def environment(popdist):
@@ -31,13 +30,14 @@ def popdist_run(popdist, *words):
     return [popdist, "run", "--backend", "hydra", *words]
 
 
-def per_instance(text):
-    """{instance: [lines]} from hydra's -prepend-rank output; every line must be tagged."""
+def per_instance(text, stream="stdout"):
+    """{instance: [lines]} from output tagged as Open MPI's --tag-output tags it ([1,I]<stdout>:, by
+    the agents under hydra); every line must be tagged, whole."""
     lines = {}
     for line in text.splitlines():
-        match = LINE.match(line)
-        check(match, f"an untagged line: {line!r} in\n{text}")
-        lines.setdefault(int(match.group(1)), []).append(match.group(2))
+        match = TAG.match(line)
+        check(match and match.group(3) == stream, f"a line without its {stream} tag: {line!r} in\n{text}")
+        lines.setdefault(int(match.group(2)), []).append(line[match.end():])
     return lines
 
 
@@ -46,8 +46,9 @@ def dry_run(popdist):
     result = run(popdist_run(popdist, "--dry-run", "--num-instances", "2", "--host", "hostA:1,hostB:1", "true"), env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
-    check(lines[0].startswith("mpiexec.hydra -hosts hostA:1,hostB:1 -prepend-rank"), describe(result))
-    check(re.search(r" -n 2 \S*popdist _instance ", lines[0]) and "slots" not in lines[0], describe(result))
+    check(lines[0].startswith("mpiexec.hydra -hosts hostA:1,hostB:1 -genv "), describe(result))
+    check(re.search(r" -n 2 \S*popdist _instance ", lines[0]) and " --tag-output -- true" in lines[0]
+          and "slots" not in lines[0], describe(result))
     check(re.search(r"^popdist run: backend hydra: MPICH hydra \S+ at /usr/bin/mpiexec.hydra$", result.stderr, re.M),
           describe(result))
     vv = run(popdist_run(popdist, "-vv", "--num-instances", "1", "true"), env)
@@ -58,7 +59,7 @@ def dry_run(popdist):
         os.symlink(HYDRA, os.path.join(tmp, "mpirun"))
         auto = run([popdist, "run", "--dry-run", "--num-instances", "2", "true"],
                    dict(env, PATH=os.path.dirname(os.path.abspath(popdist)) + os.pathsep + tmp))
-        check(auto.returncode == 0 and auto.stdout.startswith("mpirun -prepend-rank -genv "), describe(auto))
+        check(auto.returncode == 0 and auto.stdout.startswith("mpirun -genv "), describe(auto))
         check("backend hydra: MPICH hydra" in auto.stderr, describe(auto))
         # Open MPI asked for, only hydra there: refused before anything starts, naming what was found.
         refused = run([popdist, "run", "--backend", "openmpi", "--num-instances", "2", "true"],
@@ -72,7 +73,7 @@ def single_host(popdist):
     env = dict(environment(popdist), MY_VALUE="a b  $HOME 'q' \"d\"")
     program = ('printf "%s|%s|%s|%s|%s\\n" "$POPDIST_REPLICA_INDEX_OFFSET" "$RANK" "$LOCAL_RANK" "$MY_VALUE" '
                '"$( [ -n "$PMI_FD" ] && [ -e /proc/self/fd/$PMI_FD ] && echo open || echo closed)"; '
-               'popdist topology --json')
+               'echo "err $RANK" >&2; popdist topology --json; printf "one line in "; sleep 0.2; printf "two pieces\\n"')
     result = run(popdist_run(popdist, "--num-instances", "2", "--num-replicas", "4", "sh", "-c", program), env)
     check(result.returncode == 0, describe(result))
     lines = per_instance(result.stdout)
@@ -82,9 +83,13 @@ def single_host(popdist):
         check((offset, rank, local) == (str(2 * instance), str(instance), str(instance)), describe(result))
         check(value == env["MY_VALUE"], f"MY_VALUE reached the instance as {value!r}")
         check(pmi_fd == "open", f"PMI_FD does not reach the program through the agent: {output[0]}")
-        topology = json.loads("\n".join(output[1:]))
+        check(output[-1] == "one line in two pieces", f"instance {instance}: the last line is {output[-1]!r}")
+        topology = json.loads("\n".join(output[1:-1]))
         check(topology["instance_index"] == instance and topology["num_instances"] == 2
               and topology["num_local_replicas"] == 2, f"instance {instance}: {topology}")
+    errors = per_instance("".join(line + "\n" for line in result.stderr.splitlines() if line.startswith("[1,")),
+                          "stderr")
+    check(errors == {0: ["err 0"], 1: ["err 1"]}, f"stderr tags: {errors}\n{result.stderr}")
 
 
 def hosts_and_oversubscription(popdist):

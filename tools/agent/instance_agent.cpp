@@ -163,6 +163,10 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   streams[1].to = shown ? STDERR_FILENO : -1;
   streams[1].log = open_log(options, rank, "stderr.log");
   streams[1].keep_lines = kKeptErrorLines;
+  if (options.tag_output) {
+    streams[0].tag = "[1," + std::to_string(rank) + "]<stdout>:";
+    streams[1].tag = "[1," + std::to_string(rank) + "]<stderr>:";
+  }
   channel->started(pid);
   pass_output(streams, *channel);
 

@@ -60,7 +60,7 @@ std::vector<std::pair<std::string, std::string>> variables_we_set(const LaunchPl
 
 // The agent in front of the program (agent/instance_agent.hpp), with what every instance shares.
 void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
-                  const MpirunContext& context) {
+                  const MpirunContext& context, bool tag_output) {
   argv.insert(argv.end(), {context.agent, kInstanceCommand, "--plan", plan_argument(plan)});
   if (!context.job_directory.empty()) argv.insert(argv.end(), {"--job-dir", context.job_directory});
   if (!context.log_directory.empty()) argv.insert(argv.end(), {"--log-dir", context.log_directory});
@@ -69,6 +69,7 @@ void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const 
     argv.insert(argv.end(), {"--output-from", std::to_string(*options.only_output_from_instance)});
   }
   if (context.omp_threads) argv.push_back("--omp-threads");
+  if (tag_output) argv.push_back("--tag-output");
   const auto colons = colon_positions(options.program);
   if (!colons.empty()) argv.insert(argv.end(), {"--colons", colons});
   argv.push_back("--");

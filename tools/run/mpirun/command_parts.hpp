@@ -32,8 +32,9 @@ struct MpirunContext;
 void refuse_our_variable(const std::string& name, std::string_view option, std::string_view written,
                          const LaunchPlan& plan, const MpirunContext& context);
 
-/// Appends `popdist _instance --plan ... -- program...` (':' words as placeholders).
+/// Appends `popdist _instance --plan ... -- program...` (':' words as placeholders); with
+/// `tag_output`, the agents tag each line as Open MPI's --tag-output does.
 void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
-                  const MpirunContext& context);
+                  const MpirunContext& context, bool tag_output = false);
 
 }  // namespace popdist::cli

@@ -60,14 +60,14 @@ void add_placement(MpirunCommand& command, const LaunchPlan& plan, const std::ve
   }
 }
 
-// Hydra tags each line it passes on with `[rank] ` (-prepend-rank); the agents write whole lines.
-void add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const std::vector<std::string>& global) {
+// Every backend's output reads the same: the agents tag each line as Open MPI's --tag-output
+// does (`[1,I]<stdout>:`), where hydra's own -prepend-rank would say `[I] `.
+bool agents_tag(MpirunCommand& command, const LaunchPlan& plan, const std::vector<std::string>& global) {
   const bool user_output_option = has_any(global, {"-prepend-rank", "--prepend-rank", "-l", "-prepend-pattern",
                                                    "--prepend-pattern", "-outfile-pattern", "-errfile-pattern"});
-  if (plan.num_instances > 1 && !user_output_option) {
-    command.argv.push_back("-prepend-rank");
-    command.decisions.push_back("added -prepend-rank: each output line starts with [instance]");
-  }
+  if (plan.num_instances == 1 || user_output_option) return false;
+  command.decisions.push_back("the agents tag each output line with [1,instance]<stdout>: (as Open MPI's --tag-output)");
+  return true;
 }
 
 void add_binding(MpirunCommand& command, const RunOptions& options) {
@@ -101,14 +101,14 @@ MpirunCommand build_hydra_command(const LaunchPlan& plan, const RunOptions& opti
   MpirunCommand command;
   command.argv.push_back(context.mpirun);
   add_placement(command, plan, global);
-  add_output_tags(command, plan, global);
+  const bool tag_output = agents_tag(command, plan, global);
   add_binding(command, options);
   add_exports(command, context);
   command.decisions.push_back("hydra passes popdist run's whole environment to every instance: no variable named");
   command.argv.insert(command.argv.end(), global.begin(), global.end());
   command.argv.insert(command.argv.end(), {"-n", std::to_string(plan.num_instances)});
   command.argv.insert(command.argv.end(), local.begin(), local.end());
-  append_agent(command.argv, plan, options, context);
+  append_agent(command.argv, plan, options, context, tag_output);
   return command;
 }
 

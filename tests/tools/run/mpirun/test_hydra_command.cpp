@@ -1,6 +1,7 @@
 // Hydra's mpiexec command (MPICH, Intel MPI): the translation of popdist run's notions -- instance
-// count, hosts as host:n, oversubscription, exported variables, the agent in front, the user's
-// global and local words -- and what hydra would refuse, refused first.
+// count, hosts as host:n, oversubscription, exported variables, the agent in front (tagging the
+// output as Open MPI would), the user's global and local words -- and what hydra would refuse,
+// refused first.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -49,13 +50,12 @@ TEST_CASE("hydra: one executable for every instance, the agent in front, variabl
   const auto n = std::find(argv.begin(), argv.end(), "-n");
   REQUIRE(n != argv.end());
   const Words rest(n, argv.end());
-  CHECK(rest == Words{"-n", "4", "popdist", "_instance", "--plan", "4,4,1,1", "--", "prog", "arg 1"});
+  CHECK(rest == Words{"-n", "4", "popdist", "_instance", "--plan", "4,4,1,1", "--tag-output", "--", "prog", "arg 1"});
   const auto global = before_n(argv);
   CHECK(has_sequence(global, {"-genv", "MASTER_ADDR", "10.0.0.5", "-genv", "MASTER_PORT", "29500"}));
   CHECK(has_sequence(global, {"-genv", "MY VALUE", "a b $HOME 'q'"}));  // one word each: no shell between
-  CHECK(has_sequence(global, {"-prepend-rank"}));
   // hydra passes the whole environment: no variable named, none of Open MPI's words
-  for (const std::string word : {"-x", "PATH", "--tag-output", "--mca", "--bind-to", "-hosts", "--oversubscribe"}) {
+  for (const std::string word : {"-x", "PATH", "-prepend-rank", "--mca", "--bind-to", "-hosts", "--oversubscribe"}) {
     INFO(word);
     CHECK(std::find(argv.begin(), argv.end(), word) == argv.end());
   }
@@ -76,11 +76,11 @@ TEST_CASE("hydra: --mpi-global-args before -n, --mpi-local-args after it; one in
   const auto argv = build_hydra_command(popdist::cli::plan_launch(1, 1, 1, {}), options, context()).argv;
   CHECK(has_sequence(before_n(argv), {"-iface", "lo", "-genv", "MY_VAR", "1"}));
   CHECK(has_sequence(argv, {"-n", "1", "-env", "OTHER", "2", "popdist", "_instance"}));
-  CHECK(std::find(argv.begin(), argv.end(), "-prepend-rank") == argv.end());
+  CHECK(std::find(argv.begin(), argv.end(), "--tag-output") == argv.end());
   options.num_instances = 2;
-  options.mpi_global_args = {"-prepend-pattern [%r]"};
+  options.mpi_global_args = {"-prepend-pattern [%r]"};  // the user's own tags: none of the agents'
   const auto own = build_hydra_command(popdist::cli::plan_launch(2, 2, 1, {}), options, context()).argv;
-  CHECK(std::find(own.begin(), own.end(), "-prepend-rank") == own.end());
+  CHECK(std::find(own.begin(), own.end(), "--tag-output") == own.end());
 }
 
 TEST_CASE("hydra: Open MPI's words, our variables and another executable are refused first", "[hydra]") {
