@@ -98,7 +98,29 @@ def hydra_lost(popdist, testbed):
     lost(popdist, testbed, "hydra")
 
 
-CHECKS = {"lost": lost, "off": off, "hydra-lost": hydra_lost}
+def hydra_shrink(popdist, testbed):
+    """Under hydra, --max-restarts 1 --min-instances 2: hostB is lost in the first attempt and the
+    second runs without it, 2 instances on hostA, and succeeds."""
+    if not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(mpi_test_environment(os.path.dirname(os.path.abspath(popdist))), TMPDIR=tmp, OMP_NUM_THREADS="1")
+        program = (f'if [ "$RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; kill -CONT $PPID; '
+                   'exit 0; fi; echo "attempt $POPDIST_RESTART_COUNT: $RANK of $WORLD_SIZE on $(hostname)"; sleep 3')
+        command = [popdist, "run", "--backend", "hydra", "--num-instances", "4", "--host", "hostA,hostB",
+                   "--host-timeout", str(HOST_TIMEOUT), "--max-restarts", "1", "--min-instances", "2",
+                   "--mpi-global-args", f"-launcher ssh -launcher-exec {fake_hosts_agent(testbed)}",
+                   "--", "sh", "-c", program]
+        print("+ " + shlex.join(command), flush=True)
+        result = run(command, env=env, timeout=RUN_TIMEOUT)
+    check(result.returncode == 0, f"the second attempt, without hostB, should succeed: {describe(result)}")
+    check("left out of every later attempt: hostB" in result.stderr, describe(result))
+    second = sorted(line for line in result.stdout.splitlines() if "attempt 1:" in line)
+    check(second == ["[1,0]<stdout>:attempt 1: 0 of 2 on hostA", "[1,1]<stdout>:attempt 1: 1 of 2 on hostA"],
+          f"the second attempt's instances: {second}\n{describe(result)}")
+
+
+CHECKS = {"lost": lost, "off": off, "hydra-lost": hydra_lost, "hydra-shrink": hydra_shrink}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))
