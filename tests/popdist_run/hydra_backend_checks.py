@@ -252,6 +252,26 @@ def ignored_sigterm(popdist):
     check(not left, f"left behind: {left}")
 
 
+def stalled_ignoring_sigterm(popdist):
+    """--stall-timeout on instances that ignore SIGTERM: hydra's teardown would wait for ever; the
+    job ends after the grace period, and nothing is left."""
+    env = environment(popdist)
+    marker = f"popdist-hydra-stalled-{os.getpid()}"
+    program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+               "time.sleep(300)", marker]
+    try:
+        result = run(popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "2", *program), env, timeout=60)
+        deadline = time.monotonic() + 10
+        while marked_processes(marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = marked_processes(marker)
+    finally:
+        for pid in marked_processes(marker):
+            os.kill(pid, signal.SIGKILL)  # ours: started by this check
+    check(result.returncode != 0 and "(--stall-timeout): where each instance is" in result.stderr, describe(result))
+    check(not left, f"left behind: {left}")
+
+
 def marked_processes(marker):
     found = []
     for pid in os.listdir("/proc"):
@@ -311,7 +331,7 @@ CHECKS = {
     "dry-run": dry_run, "single-host": single_host, "hosts": hosts_and_oversubscription,
     "failing-instance": failing_instance, "restarts-and-logs": restarts_and_logs, "signals": signals,
     "interrupt": interrupt, "stacks-and-stall": stacks_and_stall,
-    "ignored-sigterm": ignored_sigterm, "killed": killed, "fake-hosts": fake_hosts,
+    "ignored-sigterm": ignored_sigterm, "stalled-ignoring-sigterm": stalled_ignoring_sigterm, "killed": killed, "fake-hosts": fake_hosts,
 }
 
 if __name__ == "__main__":

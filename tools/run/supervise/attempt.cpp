@@ -83,6 +83,7 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
     };
     watches.push_back(failed_instance_watch(unstopped_failure, grace));
     watches.push_back(stopped_job_watch(stop_signal_received, grace));
+    for (auto& watch : watches) watch = bounded_by_grace(std::move(watch), grace);
   }
   return watches;
 }

@@ -31,4 +31,15 @@ Watch stopped_job_watch(std::function<int()> stop_signal, std::chrono::milliseco
   };
 }
 
+Watch bounded_by_grace(Watch watch, std::chrono::milliseconds grace) {
+  return [watch = std::move(watch), grace](pid_t launcher) -> std::optional<WatchVerdict> {
+    auto verdict = watch(launcher);
+    if (verdict && verdict->ending == WatchVerdict::Ending::sigterm) {
+      verdict->ending = WatchVerdict::Ending::sigterm_then_sigkill;
+      verdict->grace = grace;
+    }
+    return verdict;
+  };
+}
+
 }  // namespace popdist::cli

@@ -24,4 +24,8 @@ namespace popdist::cli {
 /// odls_base_sigkill_timeout). The status is 128 + the signal, as a shell reports it.
 [[nodiscard]] Watch stopped_job_watch(std::function<int()> stop_signal, std::chrono::milliseconds grace);
 
+/// `watch` whose verdicts that wait for the launcher's own teardown after SIGTERM (a stall) are
+/// bounded by `grace` then SIGKILL: hydra's teardown waits for ever for an instance that ignores it.
+[[nodiscard]] Watch bounded_by_grace(Watch watch, std::chrono::milliseconds grace);
+
 }  // namespace popdist::cli

@@ -34,3 +34,16 @@ TEST_CASE("a stopped job is SIGKILLed once its grace has passed since the stop w
   CHECK(verdict->status == 143);
   CHECK(verdict->ending == WatchVerdict::Ending::sigkill);
 }
+
+TEST_CASE("under hydra a verdict that waits for the launcher's teardown is bounded by the grace", "[watch]") {
+  const auto stall = [](pid_t) -> std::optional<WatchVerdict> { return WatchVerdict{125, WatchVerdict::Ending::sigterm, {}, {}}; };
+  const auto bounded = popdist::cli::bounded_by_grace(stall, std::chrono::seconds(3));
+  const auto verdict = bounded(1);
+  REQUIRE(verdict);
+  CHECK(verdict->status == 125);
+  CHECK(verdict->ending == WatchVerdict::Ending::sigterm_then_sigkill);
+  CHECK(verdict->grace == std::chrono::seconds(3));
+  const auto kill = [](pid_t) -> std::optional<WatchVerdict> { return WatchVerdict{137, WatchVerdict::Ending::sigkill, {}, {}}; };
+  CHECK(popdist::cli::bounded_by_grace(kill, std::chrono::seconds(3))(1)->ending == WatchVerdict::Ending::sigkill);
+  CHECK_FALSE(popdist::cli::bounded_by_grace([](pid_t) { return std::optional<WatchVerdict>(); }, std::chrono::seconds(3))(1));
+}
