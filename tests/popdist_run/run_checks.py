@@ -181,11 +181,14 @@ def dry_run(popdist):
     # the channel: this machine's address towards the hosts (it depends on the machine), a port made at run time
     channel = re.search(r"POPDIST_CHANNEL_ADDRESS=([^:\s']+):<port>", lines[0] if lines else "")
     check(channel is not None, f"the channel's address in the dry-run command: {result.stdout}")
-    context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "POPDIST_CHANNEL_SECRET",
+    # the channel's key: derived on each host from the user's key file; only the job's nonce and the
+    # key's id travel (tools/channel/job_key.hpp), made at run time
+    context = ["-np", "2", "-x", "PATH", "-x", "PYTHONPATH", "-x", "POPDIST_CHANNEL_TAG",
                "-x", "MASTER_ADDR=10.0.0.5", "-x", "MASTER_PORT=29500",
                "-x", "POPDIST_RESTART_COUNT=0", "-x", "TORCHELASTIC_RESTART_COUNT=0",
                "-x", "TORCHELASTIC_MAX_RESTARTS=0", "-x", "TORCHELASTIC_RUN_ID=popdist-run-29500",
                "-x", "TORCHELASTIC_USE_AGENT_STORE=False", "-x", f"POPDIST_RUN_JOB_DIR={job_dir}",
+               "-x", "POPDIST_CHANNEL_NONCE=<nonce>", "-x", "POPDIST_CHANNEL_KEY_ID=<key id>",
                "-x", f"POPDIST_CHANNEL_ADDRESS={channel.group(1)}:<port>", "-x", "MYVAR=1",
                os.path.realpath(popdist), "_instance", "--plan", "2,4,2,2", "--job-dir", job_dir, "--omp-threads",
                "--", "echo", "it's", "a b"]
@@ -234,7 +237,9 @@ def dry_run_prints_what_runs(popdist, env):
             words = mpirun.words()
             printed = shlex.split(dry.stdout.splitlines()[0])[1:]
             made = re.sub(r"popdist-run-\w{6}", "popdist-run-XXXXXX", "\n".join(words))
-            made = re.sub(r"(POPDIST_CHANNEL_ADDRESS=.*):\d+", r"\1:<port>", made).splitlines()
+            made = re.sub(r"(POPDIST_CHANNEL_ADDRESS=.*):\d+", r"\1:<port>", made)
+            made = re.sub(r"POPDIST_CHANNEL_NONCE=[0-9a-f]{64}", "POPDIST_CHANNEL_NONCE=<nonce>", made)
+            made = re.sub(r"POPDIST_CHANNEL_KEY_ID=[0-9a-f]{16}", "POPDIST_CHANNEL_KEY_ID=<key id>", made).splitlines()
             check(printed == made, f"{hosts}: --dry-run printed\n{printed}\nbut ran\n{words}")
 
 
@@ -458,7 +463,8 @@ def unreachable_channel(popdist):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     env = dict(popdist_env(popdist), POPDIST_CHANNEL_ADDRESS=f"127.0.0.1:{port}",
-               POPDIST_CHANNEL_SECRET="ab" * 32, POPDIST_CHANNEL_HOST=f"dead-port-{os.getpid()}")
+               POPDIST_CHANNEL_SECRET="ab" * 32, POPDIST_CHANNEL_NONCE="cd" * 32, POPDIST_CHANNEL_TAG="ef" * 8,
+               POPDIST_CHANNEL_HOST=f"dead-port-{os.getpid()}")
     with tempfile.TemporaryDirectory() as job_dir:
         started = time.monotonic()
         agents = [subprocess.Popen([popdist, "_instance", "--plan", "2,2,1,1", "--job-dir", job_dir, "--",

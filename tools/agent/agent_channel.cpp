@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "channel/client.hpp"
+#include "channel/job_key.hpp"
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "job/torch_error_file.hpp"
@@ -39,14 +40,17 @@ std::string file_text(const std::string& path) {
 class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Impl> {
  public:
   Impl(int instance, std::string job_dir) : instance_(instance), job_dir_(std::move(job_dir)) {
-    if (std::getenv(channel::kSecretVariable) == nullptr) return;  // not under a popdist run with a channel
+    // Not under a popdist run with a channel: neither the job's nonce nor (an older one) its key.
+    if (std::getenv(channel::kNonceVariable) == nullptr && std::getenv(channel::kSecretVariable) == nullptr) return;
     try {
       options_ = channel::client_options_from_environment(channel::process_environment(), instance);
     } catch (const std::invalid_argument& e) {
       warn(e.what());
     }
-    ::unsetenv(channel::kSecretVariable);
-    ::unsetenv(channel::kAddressVariable);
+    // The program never sees the job's key or what leads to it (the key file's path may stay).
+    for (const char* name : {channel::kSecretVariable, channel::kNonceVariable, channel::kKeyIdVariable,
+                             channel::kTagVariable, channel::kAddressVariable})
+      ::unsetenv(name);
   }
 
   void start() {

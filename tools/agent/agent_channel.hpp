@@ -18,8 +18,8 @@ namespace popdist::cli {
 class AgentChannel {
  public:
   /// Reads the channel's variables and takes them out of the environment (the program never
-  /// sees the secret), then connects in the background. `job_dir`: where the program's start-up
-  /// hook writes its stacks on this host (empty: none).
+  /// sees the job's key, its nonce or its tag), then connects in the background. `job_dir`:
+  /// where the program's start-up hook writes its stacks on this host (empty: none).
   AgentChannel(int instance, std::string job_dir);
   ~AgentChannel();
   AgentChannel(const AgentChannel&) = delete;

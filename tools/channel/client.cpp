@@ -12,11 +12,14 @@
 #include <cstdio>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
 #include <vector>
 
+#include "channel/handshake.hpp"
+#include "channel/job_key.hpp"
 #include "channel/relay.hpp"
 #include "io/read_write.hpp"
 #include "io/unix_socket.hpp"
@@ -27,6 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kLongestElectionPause = std::chrono::milliseconds(100);
+// Names a host's relay may take, in order: strangers can squat on a few, never on all for long.
+constexpr std::size_t kRelayNames = 4;
 
 std::uint64_t age_ns(Clock::time_point since) {
   const auto age = Clock::now() - since;
@@ -69,13 +74,15 @@ void parse_address(const std::string& text, ClientOptions& options) {
 
 }  // namespace
 
-std::string relay_socket_name(std::string_view secret, const std::string& host) {
-  return "@popdist-channel/" + job_tag(secret) + "/" + host;
+std::string relay_socket_name(std::string_view tag, const std::string& host) {
+  return "@popdist-channel/" + std::string(tag) + "/" + host;
 }
 
 ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance) {
   ClientOptions options;
-  options.secret = secret_from_environment(lookup);
+  JobKey key = job_key_from_environment(lookup);
+  options.secret = std::move(key.key);
+  options.tag = std::move(key.tag);
   const auto address = lookup(kAddressVariable);
   if (!address) throw std::invalid_argument(std::string(kAddressVariable) + " is not set: expected popdist run's host:port");
   parse_address(*address, options);
@@ -98,7 +105,7 @@ class Client::Impl {
   explicit Impl(ClientOptions options) : options_(std::move(options)) {
     if (options_.host.empty()) options_.host = machine_host_name();
     if (!options_.on_error) options_.on_error = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
-    name_ = relay_socket_name(options_.secret, options_.host);
+    if (options_.tag.empty()) throw std::invalid_argument("channel: a client without the job's tag");
     std::lock_guard lock(link_mutex_);
     elect(Clock::now() + options_.connect_timeout);
     thread_ = std::thread([this] { run(); });
@@ -115,7 +122,7 @@ class Client::Impl {
     std::lock_guard lock(link_mutex_);
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (relay_ && relay_->alive()) return relay_->send(std::move(message)), true;
-      if (link_.valid() && io::write_all(link_.get(), encode(message))) return true;
+      if (link_.valid() && io::write_all(link_.get(), session_->seal(message))) return true;
       if (!reconnect()) return false;
     }
     return false;
@@ -148,36 +155,62 @@ class Client::Impl {
   const ClientOptions& options() const { return options_; }
 
  private:
-  // Bind the host's name and be its relay, or connect to the relay that did; again until one works.
+  enum class Slot { kJoined, kStranger, kBusy };
+
+  // Bind the host's name and be its relay, or connect to the relay that did; again until one
+  // works. A name held by a stranger (another user, or a process that cannot prove the job's key)
+  // is passed over for the next one, in the same order by every agent of the host: a squatter on
+  // a name delays the election by a handshake, it does not prevent it.
   void elect(Clock::time_point deadline) {
-    const std::string hello = encode(Hello{options_.secret, options_.host, Role::kAgent, {options_.instance}});
     for (auto pause = std::chrono::milliseconds(1);; pause = std::min(pause * 2, kLongestElectionPause)) {
-      io::Fd listener = io::listen_unix(name_);
-      if (listener.valid()) {
-        relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
-                                         RelayCallbacks{[this](const Request& request) { dispatch(request); },
-                                                        options_.on_error});
-        return;
+      for (std::size_t slot = 0; slot < kRelayNames; ++slot) {
+        const Slot taken = try_slot(slot, deadline);
+        if (taken == Slot::kJoined) return;
+        if (taken == Slot::kBusy) break;  // a relay starting, or one that just stopped: wait for it
       }
-      if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
-        throw std::system_error(errno, std::generic_category(), "channel: bind host " + options_.host + "'s relay socket");
-      if (io::Fd fd = io::connect_unix(name_); fd.valid()) {
-        if (!io::same_user(fd.get()))
-          throw std::runtime_error("channel: host " + options_.host + "'s relay socket is held by another user (uid " +
-                                   std::to_string(io::peer_uid(fd.get())) + "): refusing to send it the job's secret");
-        const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
-        if (io::write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) {
-          link_ = std::move(fd);
-          decoder_ = FrameDecoder();
-          return;
-        }
-      }
-      // The name is bound but nobody welcomed us: a relay starting, or one that just stopped.
       if (Clock::now() + pause > deadline)
         throw std::runtime_error("channel: no relay for host " + options_.host + " within " +
                                  std::to_string(options_.connect_timeout.count()) + " ms");
       std::this_thread::sleep_for(pause);
     }
+  }
+
+  std::string relay_name(std::size_t slot) const {
+    return relay_socket_name(options_.tag, options_.host) + (slot == 0 ? "" : "/" + std::to_string(slot));
+  }
+
+  Slot try_slot(std::size_t slot, Clock::time_point deadline) {
+    const std::string name = relay_name(slot);
+    if (io::Fd listener = io::listen_unix(name); listener.valid()) {
+      relay_ = std::make_unique<Relay>(std::move(listener), relay_options(deadline),
+                                       RelayCallbacks{[this](const Request& request) { dispatch(request); },
+                                                      options_.on_error});
+      return Slot::kJoined;
+    }
+    if (errno != EADDRINUSE)  // taken is the election lost; anything else is an error
+      throw std::system_error(errno, std::generic_category(), "channel: bind host " + options_.host + "'s relay socket");
+    io::Fd fd = io::connect_unix(name);
+    if (!fd.valid()) return Slot::kBusy;
+    if (!io::same_user(fd.get())) return stranger(name, "another user (uid " + std::to_string(io::peer_uid(fd.get())) + ")");
+    try {
+      const auto welcome_by = std::min(deadline, Clock::now() + options_.hello_deadline);
+      auto session = shake_hands(fd.get(), options_.secret, options_.host, Role::kAgent, {options_.instance}, welcome_by);
+      if (!session) return Slot::kBusy;
+      link_ = std::move(fd);
+      decoder_ = FrameDecoder();
+      session_ = std::move(session);
+      return Slot::kJoined;
+    } catch (const HandshakeError& error) {
+      return stranger(name, std::string("a process without the job's key (") + error.what() + ")");
+    }
+  }
+
+  // Said once per name: the agent never sends a stranger more than its Hello.
+  Slot stranger(const std::string& name, const std::string& who) {
+    if (strangers_.insert(name).second)
+      options_.on_error("channel: host " + options_.host + "'s relay socket " + name + " is held by " + who +
+                        ": trying the next name");
+    return Slot::kStranger;
   }
 
   RelayOptions relay_options(Clock::time_point deadline) const {
@@ -215,7 +248,7 @@ class Client::Impl {
     Ended ended = *last_ended_;
     ended.age_ns = age_ns(last_ended_at_);
     if (relay_) relay_->send(std::move(ended));
-    else if (link_.valid()) (void)io::write_all(link_.get(), encode(ended));
+    else if (link_.valid()) (void)io::write_all(link_.get(), session_->seal(ended));
   }
 
   // A relay that gives up (its agent ended, or it was killed) reads no more, and what its agents
@@ -247,11 +280,12 @@ class Client::Impl {
   }
 
   ClientOptions options_;
-  std::string name_;
-  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, generation_, last_ended_
+  std::set<std::string> strangers_;  // relay names found held by strangers
+  mutable std::mutex link_mutex_;  // relay_, link_, decoder_, session_, generation_, last_ended_
   std::unique_ptr<Relay> relay_;
   io::Fd link_;
   FrameDecoder decoder_;
+  std::optional<Session> session_;  // link_'s
   std::uint64_t generation_ = 0;
   std::optional<Ended> last_ended_;  // kept until close, for a relay that loses it
   Clock::time_point last_ended_at_{};
@@ -298,8 +332,10 @@ void Client::Impl::read_link(std::uint64_t generation) {
     if (!lost) {
       decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
       try {
-        while (auto message = decoder_.next())
-          if (auto* request = std::get_if<Request>(&*message)) requests.push_back(*request);
+        while (auto body = decoder_.next_body()) {
+          const Message message = session_->open(*body);
+          if (const auto* request = std::get_if<Request>(&message)) requests.push_back(*request);
+        }
       } catch (const FrameError& error) {
         options_.on_error(std::string("channel: bad frame from the host's relay: ") + error.what());
         lost = true;

@@ -1,7 +1,7 @@
 #pragma once
 // The channel as an instance's agent sees it: connect() elects the host's relay without
-// coordination -- each agent tries to bind the abstract Unix socket named from the job (a hash of
-// its secret) and the host; the one that binds is the relay (relay.hpp) and connects to
+// coordination -- each agent tries to bind the abstract Unix socket named from the job (its
+// random tag, job_key.hpp) and the host; the one that binds is the relay (relay.hpp) and connects to
 // `popdist run`, the others connect to it -- then the agent sends what it knows and gets
 // Requests back. The host's beat goes out from its relay at a steady interval, not from each
 // agent. When the relay goes away, the agents left elect another one (the same way) and say
@@ -27,7 +27,8 @@ inline constexpr const char* kHostVariable = "POPDIST_CHANNEL_HOST";
 inline constexpr const char* kBeatVariable = "POPDIST_CHANNEL_BEAT_MS";
 
 struct ClientOptions {
-  std::string secret;
+  std::string secret;  ///< the job's key, 64 hex digits: proven, never sent (session.hpp)
+  std::string tag;     ///< the job's tag in the relays' socket names (job_key.hpp)
   std::string server_address;
   int server_port = 0;
   std::string host;  ///< "" = gethostname()
@@ -41,13 +42,14 @@ struct ClientOptions {
   std::function<void(const std::string& line)> on_error;  ///< default: stderr
 };
 
-/// The options from kSecretVariable, kAddressVariable and (optional) kHostVariable; throws
-/// std::invalid_argument naming the variable, its value (never the secret's) and what was expected.
+/// The options from the job key's variables (job_key.hpp: the nonce, and the key file or the
+/// secret), kAddressVariable and (optional) kHostVariable; throws std::invalid_argument naming the
+/// variable or file, its value (never the key's) and what was expected.
 [[nodiscard]] ClientOptions client_options_from_environment(const EnvironmentLookup& lookup, std::int32_t instance);
 
-/// The abstract Unix socket (io/unix_socket.hpp) the relay of `host` listens on for the job of
-/// `secret`: `@popdist-channel/<job tag>/<host>`.
-[[nodiscard]] std::string relay_socket_name(std::string_view secret, const std::string& host);
+/// The abstract Unix socket (io/unix_socket.hpp) the relay of `host` listens on for the job
+/// tagged `tag`: `@popdist-channel/<job tag>/<host>`.
+[[nodiscard]] std::string relay_socket_name(std::string_view tag, const std::string& host);
 
 class Client {
  public:

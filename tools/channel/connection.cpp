@@ -13,8 +13,8 @@ namespace {
 constexpr std::size_t kReadChunk = 64 * 1024;
 }  // namespace
 
-Connection::Connection(io::Fd fd, std::string peer, SteadyTime deadline)
-    : hello_deadline(deadline), fd_(std::move(fd)), peer_(std::move(peer)) {}
+Connection::Connection(io::Fd fd, std::string peer, SteadyTime deadline, Session session)
+    : hello_deadline(deadline), fd_(std::move(fd)), peer_(std::move(peer)), session_(std::move(session)) {}
 
 bool Connection::read_available(std::vector<Message>& messages) {
   char chunk[kReadChunk];
@@ -23,13 +23,14 @@ bool Connection::read_available(std::vector<Message>& messages) {
   if (got == 0) return false;
   bytes_received += static_cast<std::uint64_t>(got);
   decoder_.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
-  while (auto message = decoder_.next()) messages.push_back(std::move(*message));
+  // One frame at a time: the Proof that ends the handshake may share a read with sealed frames.
+  while (auto body = decoder_.next_body()) messages.push_back(session_.open(*body));
   return true;
 }
 
 bool Connection::flush() {
   while (!output_.empty()) {
-    const ssize_t sent = send(fd_.get(), output_.data(), output_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    const ssize_t sent = ::send(fd_.get(), output_.data(), output_.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (sent < 0 && errno == EINTR) continue;
     if (sent < 0) return errno == EAGAIN || errno == EWOULDBLOCK;
     output_.erase(0, static_cast<std::size_t>(sent));
@@ -37,18 +38,20 @@ bool Connection::flush() {
   return true;
 }
 
-void Connection::authenticate(const Message& first, const std::string& secret, std::optional<Role> role) {
-  const auto* hello = std::get_if<Hello>(&first);
-  if (!hello)
-    throw FrameError(std::string("first message is ") + type_name(type_of(first)) + ", expected Hello");
-  if (hello->secret.empty()) throw FrameError("Hello without the job's secret");
-  if (!secrets_equal(hello->secret, secret)) throw FrameError("Hello with a wrong secret");
+void Connection::answer(std::optional<Role> role) {
+  const auto& hello = session_.peer_hello();
+  if (!hello) throw HandshakeError("no Hello to answer");
   if (role && hello->role != *role)
-    throw FrameError(std::string("Hello from a ") + (hello->role == Role::kRelay ? "relay" : "agent") + ", expected " +
-                     (*role == Role::kRelay ? "a relay" : "an agent"));
+    throw HandshakeError(std::string("Hello from a ") + (hello->role == Role::kRelay ? "relay" : "agent") +
+                         ", expected " + (*role == Role::kRelay ? "a relay" : "an agent"));
+  output_ += session_.answer();
+}
+
+void Connection::accept() {
+  if (!session_.established()) throw HandshakeError("accepted before its Proof");
   authenticated = true;
-  host = hello->host;
-  instances = hello->instances;
+  host = session_.peer_hello()->host;
+  instances = session_.peer_hello()->instances;
 }
 
 std::string describe_peer(int fd) {

@@ -6,7 +6,7 @@ namespace popdist::cli::channel {
 namespace {
 
 void write_payload(PayloadWriter& out, const Hello& m) {
-  out.string(m.secret);
+  out.string(m.nonce);
   out.string(m.host);
   out.u8(static_cast<std::uint8_t>(m.role));
   out.u32(static_cast<std::uint32_t>(m.instances.size()));
@@ -23,11 +23,12 @@ void write_payload(PayloadWriter& out, const StackDump& m) {
   out.i32(m.instance), out.string(m.text), out.i64(m.pid), out.u64(m.main_thread);
 }
 void write_payload(PayloadWriter& out, const Request& m) { out.i32(m.instance), out.u32(m.wait_ms); }
-void write_payload(PayloadWriter&, const Welcome&) {}
+void write_payload(PayloadWriter& out, const Welcome& m) { out.string(m.nonce), out.string(m.proof); }
+void write_payload(PayloadWriter& out, const Proof& m) { out.string(m.proof); }
 
 Hello read_hello(PayloadReader& in) {
   Hello m;
-  m.secret = in.string("secret");
+  m.nonce = in.string("nonce");
   m.host = in.string("host");
   const std::uint8_t role = in.u8("role");
   if (role != static_cast<std::uint8_t>(Role::kRelay) && role != static_cast<std::uint8_t>(Role::kAgent))
@@ -76,13 +77,21 @@ Message read_payload(MessageType type, PayloadReader& in) {
       m.instance = in.i32("instance"), m.wait_ms = in.u32("wait_ms");
       return in.finish("wait_ms"), m;
     }
-    case MessageType::kWelcome: return in.finish("type"), Welcome{};
+    case MessageType::kWelcome: {
+      Welcome m;
+      m.nonce = in.string("nonce"), m.proof = in.string("proof");
+      return in.finish("proof"), m;
+    }
+    case MessageType::kProof: {
+      Proof m{in.string("proof")};
+      return in.finish("proof"), m;
+    }
   }
   throw FrameError("unknown message type " + std::to_string(static_cast<int>(type)));
 }
 
 bool is_known(std::uint8_t type) {
-  return type >= static_cast<std::uint8_t>(MessageType::kHello) && type <= static_cast<std::uint8_t>(MessageType::kWelcome);
+  return type >= static_cast<std::uint8_t>(MessageType::kHello) && type <= static_cast<std::uint8_t>(MessageType::kProof);
 }
 
 std::uint32_t read_length(std::string_view header) {
@@ -96,7 +105,7 @@ std::uint32_t read_length(std::string_view header) {
 MessageType type_of(const Message& message) { return static_cast<MessageType>(message.index() + 1); }
 
 const char* type_name(MessageType type) {
-  static constexpr const char* kNames[] = {"Hello", "Started", "Ended", "Activity", "Beat", "StackDump", "Request", "Welcome"};
+  static constexpr const char* kNames[] = {"Hello", "Started", "Ended", "Activity", "Beat", "StackDump", "Request", "Welcome", "Proof"};
   const auto index = static_cast<std::size_t>(type) - 1;
   return index < std::size(kNames) ? kNames[index] : "unknown";
 }
@@ -120,12 +129,18 @@ Message decode_body(std::string_view body) {
   const auto type = static_cast<std::uint8_t>(body.front());
   if (!is_known(type))
     throw FrameError("unknown message type " + std::to_string(type) + ", expected 1 to " +
-                     std::to_string(static_cast<int>(MessageType::kWelcome)));
+                     std::to_string(static_cast<int>(MessageType::kProof)));
   PayloadReader reader(body.substr(1), type_name(static_cast<MessageType>(type)));
   return read_payload(static_cast<MessageType>(type), reader);
 }
 
 std::optional<Message> FrameDecoder::next() {
+  const auto body = next_body();
+  if (!body) return std::nullopt;
+  return decode_body(*body);
+}
+
+std::optional<std::string> FrameDecoder::next_body() {
   const std::string_view pending = std::string_view(buffer_).substr(consumed_);
   if (pending.size() < kFrameHeaderBytes) return std::nullopt;
   const std::uint32_t length = read_length(pending);
@@ -133,11 +148,11 @@ std::optional<Message> FrameDecoder::next() {
     throw FrameError("frame of " + std::to_string(length) + " bytes exceeds the limit of " +
                      std::to_string(max_body_) + " bytes");
   if (pending.size() < kFrameHeaderBytes + length) return std::nullopt;
-  Message message = decode_body(pending.substr(kFrameHeaderBytes, length));
+  std::string body(pending.substr(kFrameHeaderBytes, length));
   consumed_ += kFrameHeaderBytes + length;
   // Compact once what was read outweighs what is left, so the buffer stays about one frame.
   if (consumed_ > buffer_.size() / 2) buffer_.erase(0, consumed_), consumed_ = 0;
-  return message;
+  return body;
 }
 
 std::string fit_text(std::string_view text, std::size_t max_bytes, Keep keep) {

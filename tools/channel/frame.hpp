@@ -25,6 +25,7 @@ inline constexpr std::size_t kFrameHeaderBytes = 4;
 
 enum class MessageType : std::uint8_t {
   kHello = 1, kStarted = 2, kEnded = 3, kActivity = 4, kBeat = 5, kStackDump = 6, kRequest = 7, kWelcome = 8,
+  kProof = 9,  // the connecting end's answer to a Welcome (session.hpp)
 };
 
 /// Who sends a Hello: a host's relay (the one connection of its host), or an agent.
@@ -33,9 +34,10 @@ enum class Role : std::uint8_t { kRelay = 1, kAgent = 2 };
 /// Any instance, in a Request.
 inline constexpr std::int32_t kAllInstances = -1;
 
-/// The first frame of every connection: proves it belongs to the job, says who speaks.
+/// The first frame of every connection: says who speaks, with a fresh nonce for the challenge and
+/// response (session.hpp); never the job's key.
 struct Hello {
-  std::string secret;
+  std::string nonce;
   std::string host;
   Role role = Role::kAgent;
   std::vector<std::int32_t> instances;  ///< the instances it speaks for
@@ -85,9 +87,17 @@ struct Request {
 
 /// The answer to a Hello that was accepted: the receiver now counts the sender as one of its
 /// own (a relay lingers for it; the sender knows its frames are read, not lost in a backlog).
-struct Welcome {};
+/// It carries the accepting end's nonce and its proof that it holds the job's key (session.hpp).
+struct Welcome {
+  std::string nonce;
+  std::string proof;
+};
+/// The connecting end's proof that it holds the job's key, after checking the Welcome's.
+struct Proof {
+  std::string proof;
+};
 
-using Message = std::variant<Hello, Started, Ended, Activity, Beat, StackDump, Request, Welcome>;
+using Message = std::variant<Hello, Started, Ended, Activity, Beat, StackDump, Request, Welcome, Proof>;
 
 [[nodiscard]] MessageType type_of(const Message& message);
 [[nodiscard]] const char* type_name(MessageType type);
@@ -121,6 +131,9 @@ class FrameDecoder {
   /// The next complete message, or nothing until more bytes come. Throws FrameError (oversize,
   /// unknown type, a malformed payload naming its field); the decoder is then unusable.
   [[nodiscard]] std::optional<Message> next();
+  /// The next complete frame's body (type, payload and, on an authenticated connection, its tag),
+  /// undecoded; throws FrameError for an oversized length.
+  [[nodiscard]] std::optional<std::string> next_body();
   [[nodiscard]] std::size_t buffered() const { return buffer_.size() - consumed_; }
 
  private:

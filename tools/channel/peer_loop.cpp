@@ -119,7 +119,8 @@ void PeerLoop::add(io::Fd fd) {
   if (!waiting_.empty() && waiting_.size() >= options_.max_unauthenticated) evict_oldest();
   std::string peer = describe_peer(fd.get());
   const PeerId id = next_id_++;
-  peers_.emplace(id, std::make_unique<Connection>(std::move(fd), std::move(peer), Clock::now() + options_.hello_deadline));
+  peers_.emplace(id, std::make_unique<Connection>(std::move(fd), std::move(peer), Clock::now() + options_.hello_deadline,
+                                                  Session(options_.secret)));
   waiting_.insert(id);
   peer_count_ = peers_.size();
 }
@@ -151,6 +152,8 @@ void PeerLoop::service(PeerId id, short revents) {
     const std::uint64_t before = peer.bytes_received;
     try {
       open = peer.read_available(messages);
+    } catch (const HandshakeError& error) {
+      return refuse(id, error.what(), &PeerStats::refused_hello);
     } catch (const FrameError& error) {
       return refuse(id, error.what(), &PeerStats::refused_input);
     }
@@ -164,10 +167,13 @@ void PeerLoop::service(PeerId id, short revents) {
 
 // False when the peer was dropped for it.
 bool PeerLoop::take(PeerId id, Connection& peer, Message message) {
-  if (!peer.authenticated) return welcome(id, peer, std::move(message));
+  if (!peer.authenticated) return handshake(id, peer, std::move(message));
   try {
     if (std::holds_alternative<Request>(message) || std::holds_alternative<Welcome>(message))
       throw FrameError(std::string("a ") + type_name(type_of(message)) + " goes down, never up");
+    // Only a relay forwards Hellos (its agents'), inside its own authenticated connection.
+    if (std::holds_alternative<Hello>(message) && options_.role == Role::kAgent) throw FrameError("a second Hello");
+    if (std::holds_alternative<Proof>(message)) throw FrameError("a second Proof");
     owner_.received(id, peer, std::move(message));
     return true;
   } catch (const FrameError& error) {
@@ -176,24 +182,27 @@ bool PeerLoop::take(PeerId id, Connection& peer, Message message) {
   }
 }
 
-bool PeerLoop::welcome(PeerId id, Connection& peer, Message hello) {
+// The Hello (read first, the session checked that) is answered with a Welcome; the Proof that
+// comes back (the session checked it as it was read) makes the peer one of the job's -- unless its
+// owner refuses it (a second relay for a host). False when the peer was dropped.
+bool PeerLoop::handshake(PeerId id, Connection& peer, Message message) {
   try {
-    peer.authenticate(hello, options_.secret, options_.role);
+    if (std::holds_alternative<Hello>(message)) {
+      peer.answer(options_.role);
+      if (peer.flush()) return true;
+      close(id);  // gone already
+      return false;
+    }
+    peer.accept();
+    owner_.welcomed(id, peer, Message(*peer.session().peer_hello()));
   } catch (const FrameError& error) {
+    peer.authenticated = false;
     refuse(id, error.what(), &PeerStats::refused_hello);
     return false;
   }
   waiting_.erase(id);
-  {
-    std::lock_guard lock(stats_mutex_);
-    ++stats_.authenticated, ++stats_.open_authenticated;
-  }
-  peer.queue(encode(Welcome{}));
-  if (!peer.flush()) {  // gone already
-    close(id);
-    return false;
-  }
-  owner_.welcomed(id, peer, std::move(hello));
+  std::lock_guard lock(stats_mutex_);
+  ++stats_.authenticated, ++stats_.open_authenticated;
   return true;
 }
 

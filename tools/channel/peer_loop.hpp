@@ -1,8 +1,8 @@
 #pragma once
 // The poll() loop both ends of the channel run -- popdist run's server (its peers: the hosts'
 // relays, over TCP) and each host's relay (its peers: the host's other agents, over an abstract
-// Unix socket) -- written once: the listener and the table of peers, the Hello with the job's
-// secret that every peer must send before a deadline, the cap on peers still waiting to send it,
+// Unix socket) -- written once: the listener and the table of peers, the handshake (session.hpp:
+// a Hello, a Welcome, a Proof of the job's key) that every peer must finish before a deadline, the cap on peers still waiting to send it,
 // one error line per peer refused, and the wake-up by which other threads hand work in. An end
 // (its Owner) supplies only what differs: what its peers' messages mean, and the relay's link up.
 //
@@ -35,7 +35,7 @@ namespace popdist::cli::channel {
 class Connection;
 
 struct PeerLoopOptions {
-  std::string secret;
+  std::string secret;  ///< the job's key (64 hex digits): never sent, only proven (session.hpp)
   /// The role a peer's Hello must name; nullopt: any (popdist run hears relays, and the agents
   /// they forward).
   std::optional<Role> role;
@@ -53,7 +53,7 @@ struct PeerStats {
   std::uint64_t accepted = 0;
   std::uint64_t authenticated = 0;
   std::uint64_t refused_over_cap = 0;  ///< dropped to make room: too many without a Hello
-  std::uint64_t refused_hello = 0;     ///< no secret, a wrong one, a wrong role, or not a Hello first
+  std::uint64_t refused_hello = 0;     ///< a failed handshake: a wrong Proof, a wrong role, not a Hello first, refused by the owner
   std::uint64_t refused_input = 0;     ///< garbage or oversized frames, a frame that only goes down
   std::uint64_t timed_out = 0;         ///< no Hello before the deadline
   std::uint64_t open_authenticated = 0;
@@ -72,7 +72,8 @@ class PeerLoop {
     virtual ~Owner() = default;
     /// Whether a new peer may stay at all, before its Hello (the relay: its own user only).
     virtual bool admit(int fd) { return (void)fd, true; }
-    /// A peer's Hello was accepted and answered with a Welcome.
+    /// A peer finished the handshake (its Hello answered, its Proof matched). Throwing
+    /// FrameError refuses it (a second relay for a host already connected).
     virtual void welcomed(PeerId id, Connection& peer, Message hello) = 0;
     /// A later message of a welcomed peer, never a Request or a Welcome (those only go down, and
     /// drop the peer that sends one up). Throwing FrameError drops the peer with that error.
@@ -128,7 +129,7 @@ class PeerLoop {
   void evict_oldest();
   void service(PeerId id, short revents);
   bool take(PeerId id, Connection& peer, Message message);
-  bool welcome(PeerId id, Connection& peer, Message hello);
+  bool handshake(PeerId id, Connection& peer, Message message);
   void refuse(PeerId id, const std::string& why, std::uint64_t PeerStats::*counter);
   void close(PeerId id);
   void expire_hellos();

@@ -1,6 +1,7 @@
 #include "channel/relay.hpp"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <deque>
@@ -8,6 +9,7 @@
 #include <thread>
 
 #include "channel/connection.hpp"
+#include "channel/handshake.hpp"
 #include "channel/secret.hpp"
 #include "channel/sockets.hpp"
 #include "io/read_write.hpp"
@@ -27,49 +29,47 @@ struct Pending {
   Clock::time_point received;
 };
 
-std::string encode_aged(Pending& pending, Clock::time_point now) {
+const Message& aged(Pending& pending, Clock::time_point now) {
   const auto waited = static_cast<std::uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(now - pending.received).count());
   if (auto* ended = std::get_if<Ended>(&pending.message)) ended->age_ns += waited;
   if (auto* activity = std::get_if<Activity>(&pending.message)) activity->age_ns += waited;
-  return encode(pending.message);
+  return pending.message;
 }
 
 int poll_ms(Clock::time_point now, Clock::time_point next) {
   return next <= now ? 0 : static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count()) + 1;
 }
 
-io::Fd connect_upstream(const RelayOptions& options) {
-  const std::string hello = encode(Hello{options.secret, options.host, Role::kRelay, options.instances});
+/// The link up, its handshake done (handshake.hpp).
+struct Upstream {
+  io::Fd fd;
+  Session session;
+};
+
+Upstream connect_upstream(const RelayOptions& options) {
   for (auto pause = std::chrono::milliseconds(10);; pause = std::min(pause * 2, std::chrono::milliseconds(500))) {
     io::Fd fd = connect_tcp(options.server_address, options.server_port, options.connect_deadline);
     const auto welcome_by = std::min(options.connect_deadline, Clock::now() + options.hello_deadline);
-    if (io::write_all(fd.get(), hello) && await_welcome(fd.get(), welcome_by)) return fd;
-    // Closed without a Welcome: a wrong secret, or dropped in a flood of strangers' connections.
+    std::optional<Session> session;
+    try {
+      session = shake_hands(fd.get(), options.secret, options.host, Role::kRelay, options.instances, welcome_by);
+    } catch (const HandshakeError& error) {  // no retry: the job's popdist run would have proven it
+      throw std::runtime_error("channel: the peer at " + options.server_address + " port " +
+                               std::to_string(options.server_port) + " is not host " + options.host +
+                               "'s popdist run, or has another job key (" + error.what() + ")");
+    }
+    if (session) return Upstream{std::move(fd), std::move(*session)};
+    // Closed without a Welcome: a wrong key, or dropped in a flood of strangers' connections.
     if (Clock::now() + pause > options.connect_deadline)
       throw std::runtime_error("channel: popdist run at " + options.server_address + " port " +
                                std::to_string(options.server_port) + " did not welcome host " + options.host +
-                               "'s relay: a wrong " + kSecretVariable + ", or a flood of connections");
+                               "'s relay: a wrong job key, or a flood of connections");
     std::this_thread::sleep_for(pause);
   }
 }
 
 }  // namespace
-
-bool await_welcome(int fd, Clock::time_point deadline) {
-  FrameDecoder decoder;
-  char chunk[256];
-  for (;;) {
-    const long got = io::read_by(fd, chunk, sizeof chunk, deadline);
-    if (got <= 0) return false;
-    decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
-    try {
-      if (auto message = decoder.next()) return std::holds_alternative<Welcome>(*message) && decoder.buffered() == 0;
-    } catch (const FrameError&) {
-      return false;
-    }
-  }
-}
 
 // What a relay adds to the loop both ends share (peer_loop.hpp): its host's agents' messages and
 // its own agent's go up its one link to popdist run, aged by their wait here; Requests come down
@@ -79,7 +79,7 @@ class Relay::Loop final : public PeerLoop::Owner {
  public:
   Loop(io::Fd listener, RelayOptions options, RelayCallbacks callbacks)
       : options_(std::move(options)), callbacks_(std::move(callbacks)),
-        upstream_(connect_upstream(options_), options_.server_address, {}),
+        upstream_(connect(options_)),
         next_beat_(Clock::now() + options_.beat_interval), loop_(std::move(listener), peer_options(), *this) {
     io::set_nonblocking(upstream_.fd());
     upstream_.authenticated = true;
@@ -110,12 +110,18 @@ class Relay::Loop final : public PeerLoop::Owner {
   }
 
  private:
+  static Connection connect(const RelayOptions& options) {
+    Upstream link = connect_upstream(options);
+    return Connection(std::move(link.fd), options.server_address, {}, std::move(link.session));
+  }
+
   PeerLoopOptions peer_options() const {
     return PeerLoopOptions{options_.secret, Role::kAgent, options_.hello_deadline, options_.max_unauthenticated,
                            "host " + options_.host + "'s relay ", callbacks_.on_error};
   }
 
-  // The secret keeps other users out as well; the uid check keeps them from even trying.
+  // The key keeps other users out as well (they cannot prove it); the uid check keeps them from
+  // even trying.
   bool admit(int fd) override {
     if (io::same_user(fd)) return true;
     loop_.report("channel: host " + options_.host + "'s relay refused a local connection from uid " +
@@ -126,6 +132,7 @@ class Relay::Loop final : public PeerLoop::Owner {
   // A Hello goes up too: popdist run routes Requests by it.
   void welcomed(PeerLoop::PeerId, Connection&, Message hello) override {
     ++welcomed_agents_;
+    std::get<Hello>(hello).nonce.clear();  // this link's, of no use up there
     queue_.push_back({std::move(hello), Clock::now()});
   }
   // The host's beat is the relay's: an agent's own stops here (its connection says it lives).
@@ -182,7 +189,7 @@ class Relay::Loop final : public PeerLoop::Owner {
   void pump_upstream() {
     const auto now = Clock::now();
     while (!queue_.empty() && upstream_.pending_output() < kUpstreamHighWater) {
-      upstream_.queue(encode_aged(queue_.front(), now));
+      upstream_.send(aged(queue_.front(), now));
       queue_.pop_front();
     }
     if (upstream_.pending_output() && !upstream_.flush()) lose_upstream("writing to it failed");
@@ -231,21 +238,19 @@ void Relay::Loop::route(const Request& request) {
   bool found = false;
   for (const std::int32_t own : options_.instances)
     if (all || own == request.instance) found = true, callbacks_.on_own_request(request);
-  const std::string frame = encode(request);
   for (auto& [id, local] : loop_.peers())
     for (const std::int32_t instance : local->instances)
-      if (all || instance == request.instance) found = true, local->queue(frame), (void)local->flush();
+      if (local->authenticated && (all || instance == request.instance))
+        found = true, local->send(request), (void)local->flush();
   if (!found)
     loop_.report("channel: host " + options_.host + " has no agent for instance " + std::to_string(request.instance));
 }
 
-// Give up the name first (agents that come now elect another relay), then send what is left.
+// Give up the name first (agents that come now elect another relay), then send what is left and
+// close the link up before the local agents' links: popdist run takes one relay per host, so the
+// relay they elect next must not find this one still connected.
 void Relay::Loop::stopped() {
   loop_.close_listener();
-  if (loop_.peer_count() > 0 && !upstream_lost_)
-    loop_.report("channel: host " + options_.host + "'s relay stops with " + std::to_string(loop_.peer_count()) +
-                 " local agents still connected; they elect another relay");
-  loop_.close_all();
   take_own();
   pump_upstream();
   const auto flush_by = Clock::now() + options_.hello_deadline;
@@ -254,6 +259,11 @@ void Relay::Loop::stopped() {
     if (poll(&entry, 1, poll_ms(Clock::now(), flush_by)) > 0 && !upstream_.flush()) upstream_lost_ = true;
     pump_upstream();
   }
+  ::shutdown(upstream_.fd(), SHUT_RDWR);
+  if (loop_.peer_count() > 0 && !upstream_lost_)
+    loop_.report("channel: host " + options_.host + "'s relay stops with " + std::to_string(loop_.peer_count()) +
+                 " local agents still connected; they elect another relay");
+  loop_.close_all();
 }
 
 Relay::Relay(io::Fd listener, RelayOptions options, RelayCallbacks callbacks)

@@ -3,8 +3,9 @@
 // one TCP connection to `popdist run`, and forwards the frames of its host's other agents (which
 // reach it on an abstract Unix socket) up, and Requests down to the agent they name. So
 // `popdist run` has one connection per host, not per instance. It serves its agents with the
-// poll() loop popdist run's server runs too (peer_loop.hpp). Locals must say Hello with the
-// job's secret too (any local process can reach an abstract socket) and run as the same user.
+// poll() loop popdist run's server runs too (peer_loop.hpp). Locals must prove the job's key
+// too (session.hpp: any local process can reach an abstract socket) and run as the same user; the
+// relay vouches for them upward, inside its own authenticated connection.
 // When its own agent is done, the relay lingers until its host's other agents have closed their
 // connections (bounded); after that they elect a new relay among themselves. The relay beats for
 // its host (a Beat for kHostBeat, every beat_interval) while any of its agents lives -- its own,
@@ -24,7 +25,7 @@
 namespace popdist::cli::channel {
 
 struct RelayOptions {
-  std::string secret;
+  std::string secret;  ///< the job's key, 64 hex digits: proven, never sent (session.hpp)
   std::string host;
   std::string server_address;
   int server_port = 0;
@@ -67,9 +68,5 @@ class Relay {
  private:
   std::unique_ptr<Loop> loop_;
 };
-
-/// Waits on a blocking socket for the Welcome that answers a Hello; false when the peer closes,
-/// sends anything else, or the deadline passes.
-[[nodiscard]] bool await_welcome(int fd, std::chrono::steady_clock::time_point deadline);
 
 }  // namespace popdist::cli::channel

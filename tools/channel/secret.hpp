@@ -1,8 +1,10 @@
 #pragma once
-// The job's secret: only processes of this job may speak on its channel. 32 random bytes from the
-// kernel (getrandom), as 64 hex digits; `popdist run` makes it and hands it to the agents only
-// through the environment -- exported with mpirun's `-x NAME` without a value, so it is never in a
-// command line (`ps` shows command lines to every user) nor in a file. Compared in constant time.
+// The job's key ("secret"): only processes that hold it may speak on the job's channel, and they
+// prove it without sending it (session.hpp). 32 random bytes from the kernel (getrandom), as 64
+// hex digits. How it reaches the agents is job_key.hpp's: derived on every host from the user's
+// key file (the default), or -- the environment route -- exported with mpirun's `-x NAME` without
+// a value, so it is never in a command line (`ps` shows command lines to every user), though
+// mpirun's launch message carries it to remote daemons in clear. Compared in constant time.
 
 #include <cstdint>
 #include <functional>
@@ -34,9 +36,5 @@ using EnvironmentLookup = std::function<std::optional<std::string>(const char* n
 /// The secret from the environment; throws std::invalid_argument naming the variable when it is
 /// missing or is not 64 hex digits (its value is never printed).
 [[nodiscard]] std::string secret_from_environment(const EnvironmentLookup& lookup);
-
-/// A name for the job made from the secret without revealing it (FNV-1a of the secret, 16 hex
-/// digits): the relays' local socket names are public (/proc/net/unix).
-[[nodiscard]] std::string job_tag(std::string_view secret);
 
 }  // namespace popdist::cli::channel

@@ -6,7 +6,7 @@
 
 #include "channel/connection.hpp"
 #include "channel/peer_loop.hpp"
-#include "channel/secret.hpp"
+#include "channel/session.hpp"
 #include "channel/sockets.hpp"
 
 namespace popdist::cli::channel {
@@ -17,7 +17,7 @@ namespace popdist::cli::channel {
 class Server::Loop final : public PeerLoop::Owner {
  public:
   Loop(ServerOptions options, ServerCallbacks callbacks)
-      : secret_(options.secret), callbacks_(std::move(callbacks)),
+      : callbacks_(std::move(callbacks)),
         loop_(listen_tcp(options.address, options.port), peer_options(options, callbacks_), *this) {
     loop_.start();
   }
@@ -37,28 +37,35 @@ class Server::Loop final : public PeerLoop::Owner {
 
  private:
   static PeerLoopOptions peer_options(const ServerOptions& options, const ServerCallbacks& callbacks) {
+    (void)Session(options.secret);  // a malformed key throws here, not at each peer
     return PeerLoopOptions{options.secret, std::nullopt, options.hello_deadline, options.max_unauthenticated, "",
                            callbacks.on_error};
   }
 
+  // One relay per host: a second claim for a host already connected is refused (its relay
+  // retries, so a re-elected relay gets in once the last one's connection has closed).
   void welcomed(PeerLoop::PeerId id, Connection& peer, Message hello) override {
+    if (const auto held = hosts_.find(peer.host); held != hosts_.end())
+      throw FrameError("a second relay for host " + peer.host + ", which " + loop_.peers().at(held->second)->peer() +
+                       " speaks for already");
+    hosts_[peer.host] = id;
     for (const std::int32_t instance : peer.instances) route_[instance] = id;
-    std::get<Hello>(hello).secret.clear();
+    std::get<Hello>(hello).nonce.clear();
     deliver(peer.host, std::move(hello));
   }
 
+  // A forwarded Hello: the relay, which authenticated its agent (session.hpp), vouches for it.
   void received(PeerLoop::PeerId id, Connection& peer, Message message) override {
     if (auto* hello = std::get_if<Hello>(&message)) {
-      // A relay forwards its agents' Hellos: each must carry the secret too.
-      if (!secrets_equal(hello->secret, secret_)) throw FrameError("forwarded Hello with a wrong secret");
       for (const std::int32_t instance : hello->instances) route_[instance] = id;
-      hello->secret.clear();
+      hello->nonce.clear();
     }
     deliver(peer.host, std::move(message));
   }
 
   void leaving(PeerLoop::PeerId id, const Connection& peer) override {
     for (auto it = route_.begin(); it != route_.end();) it = it->second == id ? route_.erase(it) : std::next(it);
+    if (const auto held = hosts_.find(peer.host); held != hosts_.end() && held->second == id) hosts_.erase(held);
     if (peer.authenticated && callbacks_.on_closed) callbacks_.on_closed(peer.host);
   }
 
@@ -74,11 +81,11 @@ class Server::Loop final : public PeerLoop::Owner {
 
   void route_requests();
 
-  std::string secret_;
   ServerCallbacks callbacks_;
   std::mutex requests_mutex_;  // requests_, which other threads add to
   std::vector<Request> requests_;
   std::map<std::int32_t, PeerLoop::PeerId> route_;  // instance -> the peer that speaks for it
+  std::map<std::string, PeerLoop::PeerId> hosts_;   // host -> its one relay's peer
   PeerLoop loop_;                                   // last: its thread stops before the rest goes
 };
 
@@ -89,10 +96,9 @@ void Server::Loop::route_requests() {
     requests.swap(requests_);
   }
   for (const Request& request : requests) {
-    const std::string frame = encode(request);
     if (request.instance == kAllInstances) {
       for (auto& [id, peer] : loop_.peers())
-        if (peer->authenticated) peer->queue(frame);
+        if (peer->authenticated) peer->send(request);
       continue;
     }
     const auto route = route_.find(request.instance);
@@ -101,7 +107,7 @@ void Server::Loop::route_requests() {
                    " for its stacks: no host speaks for it");
       continue;
     }
-    loop_.peers().at(route->second)->queue(frame);
+    loop_.peers().at(route->second)->send(request);
   }
 }
 

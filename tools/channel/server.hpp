@@ -1,9 +1,10 @@
 #pragma once
 // The channel's end in `popdist run`: a TCP listener served by the poll() loop both ends share
-// (peer_loop.hpp), on its own thread. Every connection must send a Hello with the job's secret
-// within a deadline, or is closed; the connections still waiting for theirs are capped (the
-// oldest makes room), so a flood of strangers cannot use up the descriptors and the loop that the
-// job's relays need. Bad input from anyone ends that connection with one error line, never the
+// (peer_loop.hpp), on its own thread. Every connection must prove the job's key (session.hpp:
+// Hello, Welcome, Proof; the key never sent) within a deadline, or is closed, and every frame
+// after that carries its tag; one relay per host (a second claim is refused). The connections
+// still in their handshake are capped (the oldest makes room), so a flood of strangers cannot use
+// up the descriptors and the loop that the job's relays need. Bad input from anyone ends that connection with one error line, never the
 // server. Decoded messages go to a callback with the host that sent them and their arrival on
 // this machine's steady clock; Requests go down to the host that speaks for the instance.
 
@@ -21,7 +22,7 @@ namespace popdist::cli::channel {
 struct ServerOptions {
   std::string address;  ///< where to listen; "" = every address
   int port = 0;         ///< 0 = the kernel picks (see Server::port())
-  std::string secret;
+  std::string secret;  ///< the job's key, 64 hex digits (secret.hpp); only proven, never sent
   std::chrono::milliseconds hello_deadline{2000};
   /// Connections without a Hello yet; beyond it the oldest of them is dropped (its relay
   /// retries). The launcher sets at least its number of hosts: they all connect at start.
@@ -32,7 +33,7 @@ struct ServerOptions {
 struct Delivery {
   std::string host;
   std::chrono::steady_clock::time_point arrived;
-  Message message;  ///< a Hello's secret is blanked
+  Message message;  ///< a Hello's nonce is blanked
 };
 
 struct ServerCallbacks {

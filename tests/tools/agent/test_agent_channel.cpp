@@ -12,6 +12,9 @@
 #include <thread>
 
 #include "agent/agent_channel.hpp"
+#include <unistd.h>
+
+#include "channel/job_key.hpp"
 #include "channel/client.hpp"
 #include "channel_support.hpp"
 
@@ -21,8 +24,11 @@ using popdist::cli::AgentChannel;
 namespace {
 
 /// The variables popdist run exports to its agents (run/supervise/job_channel.cpp), for `host`.
+/// The environment route: the key itself in POPDIST_CHANNEL_SECRET (job_key.hpp).
 void export_channel(const TestServer& test, const std::string& host) {
   ::setenv(kSecretVariable, test.secret.c_str(), 1);
+  ::setenv(kNonceVariable, make_job_nonce().c_str(), 1);
+  ::setenv(kTagVariable, test.tag.c_str(), 1);
   ::setenv(kAddressVariable, ("127.0.0.1:" + std::to_string(test.server.port())).c_str(), 1);
   ::setenv(kHostVariable, host.c_str(), 1);  // the relay's abstract name is unique to the test
   ::setenv(kBeatVariable, "100", 1);         // a lost link is noticed within a beat
@@ -39,10 +45,11 @@ T only(TestServer& test) {
 
 TEST_CASE("the agent's start, output and end reach popdist run's server, and the secret leaves the environment") {
   TestServer test;
-  const std::string host = "agent-" + job_tag(test.secret);
+  const std::string host = "agent-" + test.tag;
   export_channel(test, host);
   AgentChannel channel(4, "");
   CHECK(std::getenv(kSecretVariable) == nullptr);
+  CHECK(std::getenv(kNonceVariable) == nullptr);
   CHECK(std::getenv(kAddressVariable) == nullptr);
   channel.started(4242);
   REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 1; }));
@@ -65,7 +72,7 @@ TEST_CASE("an end handed over while popdist run's server is away reaches it once
   auto away = std::make_unique<TestServer>();
   const std::string secret = away->secret;
   const int port = away->server.port();
-  const std::string host = "agent-away-" + job_tag(secret);
+  const std::string host = "agent-away-" + away->tag;
   export_channel(*away, host);
   auto channel = std::make_unique<AgentChannel>(2, "");
   channel->started(99);
@@ -85,4 +92,34 @@ TEST_CASE("an end handed over while popdist run's server is away reaches it once
   CHECK(ended.status == 0);
   CHECK(ended.error_text == "the last words");
   channel.reset();  // while the server is there: its relay then closes at once
+}
+
+TEST_CASE("the key file route: the agent derives the job's key from the user's key file and the job's nonce") {
+  char directory[] = "/tmp/popdist-key-test-XXXXXX";
+  REQUIRE(::mkdtemp(directory) != nullptr);
+  const std::string path = std::string(directory) + "/keys/channel.key";
+  const std::string user_key = load_or_make_user_key(path);
+  const std::string nonce = make_job_nonce();
+  TestServer test(2000ms, 64, derive_job_key(user_key, nonce));
+  const std::string host = "agent-file-" + test.tag;
+  export_channel(test, host);
+  ::unsetenv(kSecretVariable);  // only the nonce, the key's id and the file's path travel
+  ::setenv(kNonceVariable, nonce.c_str(), 1);
+  ::setenv(kKeyIdVariable, key_id(user_key).c_str(), 1);
+  ::setenv(kKeyFileVariable, path.c_str(), 1);
+  {
+    AgentChannel channel(6, "");
+    CHECK(std::getenv(kKeyIdVariable) == nullptr);
+    CHECK(std::getenv(kTagVariable) == nullptr);
+    channel.started(606);
+    REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 1; }));
+    channel.ended(0, std::chrono::steady_clock::now(), "");
+    REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Ended>() == 1; }));
+  }
+  CHECK(only<Started>(test).pid == 606);
+  CHECK(test.server.stats().refused_hello == 0);
+  ::unsetenv(kKeyFileVariable);
+  ::unlink(path.c_str());
+  ::rmdir((std::string(directory) + "/keys").c_str());
+  ::rmdir(directory);
 }

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <thread>
 
 namespace channel_support {
@@ -34,6 +35,24 @@ bool still_open(int fd) {
   char byte = 0;
   const ssize_t got = recv(fd, &byte, 1, MSG_DONTWAIT | MSG_PEEK);
   return got > 0 || (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
+std::optional<Message> JobPeer::next() {
+  char chunk[4096];
+  for (;;) {
+    if (auto body = decoder.next_body()) return session.open(*body);
+    const ssize_t got = recv(fd.get(), chunk, sizeof chunk, 0);
+    if (got <= 0) return std::nullopt;
+    decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+  }
+}
+
+JobPeer join(int port, const std::string& key, const std::string& host, std::vector<std::int32_t> instances,
+             Role role) {
+  Fd fd = raw_connect(port);
+  auto session = shake_hands(fd.get(), key, host, role, std::move(instances), std::chrono::steady_clock::now() + 5s);
+  if (!session) throw std::runtime_error("test: no Welcome from port " + std::to_string(port));
+  return JobPeer{std::move(fd), std::move(*session), FrameDecoder()};
 }
 
 }  // namespace channel_support

@@ -12,6 +12,9 @@
 
 #include "channel/secret.hpp"
 #include "channel/server.hpp"
+#include "channel/session.hpp"
+#include "channel/handshake.hpp"
+#include "channel/job_key.hpp"
 #include "channel/sockets.hpp"
 #include "io/fd.hpp"
 #include "io/read_write.hpp"
@@ -81,6 +84,7 @@ struct TestServer {
       : secret(std::move(job_secret)),
         server(ServerOptions{"127.0.0.1", port, secret, hello_deadline, max_unauthenticated}, collector.callbacks()) {}
   std::string secret;
+  std::string tag = make_job_tag();  ///< the job's, in socket names; unique per test
   Collector collector;
   Server server;
 };
@@ -97,5 +101,20 @@ bool closed_by_peer(int fd, std::chrono::milliseconds timeout);
 
 /// Whether `fd` is still open at the peer's end now: nothing to read, or bytes (not a close).
 bool still_open(int fd);
+
+/// A raw peer of the job: a blocking socket and its session, after the handshake (handshake.hpp).
+struct JobPeer {
+  Fd fd;
+  Session session;
+  /// The message sealed (its tag and sequence number) and written whole.
+  [[nodiscard]] bool send(const Message& message) { return write_all(fd.get(), session.seal(message)); }
+  /// The next message from the other end, opened by the session; nullopt when it closed.
+  [[nodiscard]] std::optional<Message> next();
+  FrameDecoder decoder;
+};
+
+/// A relay's connection to `port`, its handshake done with `key`; fails the test otherwise.
+JobPeer join(int port, const std::string& key, const std::string& host, std::vector<std::int32_t> instances,
+             Role role = Role::kRelay);
 
 }  // namespace channel_support

@@ -46,8 +46,8 @@ std::vector<std::unique_ptr<Client>> connect_agents(const TestServer& test, cons
   std::vector<std::unique_ptr<Client>> clients(static_cast<std::size_t>(size.agents));
   run_parallel(size.agents, [&](int i) {
     ClientOptions options;
-    options.secret = test.secret, options.server_address = "127.0.0.1", options.server_port = test.server.port();
-    options.host = "host" + std::to_string(i % size.hosts) + "-" + job_tag(test.secret);
+    options.secret = test.secret, options.tag = test.tag, options.server_address = "127.0.0.1", options.server_port = test.server.port();
+    options.host = "host" + std::to_string(i % size.hosts) + "-" + test.tag;
     options.instance = i;
     options.beat_interval = size.beat_seconds > 0 ? std::chrono::milliseconds(1000) : std::chrono::hours(1);
     options.connect_timeout = std::chrono::seconds(60);

@@ -48,7 +48,8 @@ TEST_CASE("every message round-trips, fed whole or a byte at a time") {
       Beat{2, 42},
       StackDump{1, "Thread 0x1 (most recent call first):\n  File \"x.py\", line 3 in f\n", 4242, 0x7f00ffee},
       Request{kAllInstances, 2500},
-      Welcome{},
+      Welcome{"a nonce", "a proof"},
+      Proof{"its proof"},
   };
   std::string stream;
   for (const auto& message : sent) stream += encode(message);
@@ -69,7 +70,9 @@ TEST_CASE("every message round-trips, fed whole or a byte at a time") {
     CHECK(std::get<StackDump>(received[5]).main_thread == 0x7f00ffeeu);
     CHECK(std::get<Request>(received[6]).instance == kAllInstances);
     CHECK(std::get<Request>(received[6]).wait_ms == 2500u);
-    CHECK(std::holds_alternative<Welcome>(received[7]));
+    CHECK(std::get<Welcome>(received[7]).nonce == "a nonce");
+    CHECK(std::get<Welcome>(received[7]).proof == "a proof");
+    CHECK(std::get<Proof>(received[8]).proof == "its proof");
   }
 }
 
@@ -99,8 +102,8 @@ TEST_CASE("a frame exactly at the limit is accepted") {
 }
 
 TEST_CASE("unknown and missing types are errors") {
-  CHECK(decode_error(frame_of(99, "")) == "unknown message type 99, expected 1 to 8");
-  CHECK(decode_error(frame_of(0, "")) == "unknown message type 0, expected 1 to 8");
+  CHECK(decode_error(frame_of(99, "")) == "unknown message type 99, expected 1 to 9");
+  CHECK(decode_error(frame_of(0, "")) == "unknown message type 0, expected 1 to 9");
   CHECK(decode_error(std::string("\0\0\0\0", 4)) == "empty frame: no message type");
 }
 
@@ -118,7 +121,8 @@ TEST_CASE("malformed payloads name the message and field") {
   many.string("s"), many.string("h"), many.u8(2), many.u32(1000000);
   CHECK(decode_error(frame_of(1, many.take())) ==
         "Hello: field 'instances' is truncated: 1000000 items of 4 bytes, 0 bytes left");
-  CHECK(decode_error(frame_of(8, "x")) == "Welcome: 1 unexpected bytes after the last field 'type'");
+  CHECK(decode_error(frame_of(8, "x")) == "Welcome: field 'nonce' is truncated: needs 4 bytes, 1 left");
+  CHECK(decode_error(frame_of(9, std::string(4, '\0') + "x")) == "Proof: 1 unexpected bytes after the last field 'proof'");
 }
 
 TEST_CASE("an incomplete frame waits for more bytes") {

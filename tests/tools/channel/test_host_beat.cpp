@@ -17,9 +17,10 @@ constexpr auto kBeat = 100ms;
 ClientOptions beating(const TestServer& test, const std::string& host, std::int32_t instance) {
   ClientOptions options;
   options.secret = test.secret;
+  options.tag = test.tag;
   options.server_address = "127.0.0.1";
   options.server_port = test.server.port();
-  options.host = host + "-" + job_tag(test.secret);  // unique per test: abstract names are global
+  options.host = host + "-" + test.tag;  // unique per test: abstract names are global
   options.instance = instance;
   options.beat_interval = kBeat;
   options.connect_timeout = 20s;
@@ -65,7 +66,7 @@ TEST_CASE("8 agents on one host: one Beat per interval reaches popdist run, not 
   const auto all = test.collector.of_type<Beat>();
   for (std::size_t i = 0; i < all.size(); ++i) {
     const auto& beat = std::get<Beat>(all[i].message);
-    CHECK(all[i].host == "beats8-" + job_tag(test.secret));
+    CHECK(all[i].host == "beats8-" + test.tag);
     CHECK(beat.instance == kHostBeat);
     CHECK(beat.sequence == i);  // one sender: the relay
   }

@@ -5,6 +5,7 @@
 // the cap's oldest-first drop and its one line a second.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,9 +30,10 @@ namespace {
 ClientOptions options_for(const TestServer& test, const std::string& host, std::int32_t instance) {
   ClientOptions options;
   options.secret = test.secret;
+  options.tag = test.tag;
   options.server_address = "127.0.0.1";
   options.server_port = test.server.port();
-  options.host = host + "-" + job_tag(test.secret);  // unique per test: abstract names are global
+  options.host = host + "-" + test.tag;  // unique per test: abstract names are global
   options.instance = instance;
   options.beat_interval = 3600s;
   options.connect_timeout = 20s;
@@ -68,8 +70,8 @@ Agents connect_agents(const TestServer& test, int agents, int hosts, std::chrono
 /// collecting its error lines.
 struct TestRelay {
   TestRelay(const TestServer& test, const std::string& name, std::chrono::milliseconds hello_deadline, std::size_t cap)
-      : host(name + "-" + job_tag(test.secret)),
-        socket(relay_socket_name(test.secret, host)),
+      : host(name + "-" + test.tag),
+        socket(relay_socket_name(test.tag, host)),
         relay(listen_unix(socket),
               RelayOptions{test.secret, host, "127.0.0.1", test.server.port(), {0}, hello_deadline, cap,
                            std::chrono::steady_clock::now() + 10s},
@@ -186,18 +188,22 @@ TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the 
   TestServer test;
   const ClientOptions options = options_for(test, "dropping", 3);
   // A relay that welcomes the agent, then gives up (its own agent torn down) without reading on.
-  Fd listener = listen_unix(relay_socket_name(test.secret, options.host));
+  Fd listener = listen_unix(relay_socket_name(options.tag, options.host));
   REQUIRE(listener.valid());
   Fd accepted;
   std::thread welcoming([&] {
     accepted = Fd(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
     FrameDecoder decoder;
+    Session session(test.secret);
     char chunk[512];
     while (accepted.valid()) {
       const ssize_t got = recv(accepted.get(), chunk, sizeof chunk, 0);
       if (got <= 0) return;
       decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
-      if (decoder.next()) return (void)write_all(accepted.get(), encode(Welcome{}));
+      while (auto body = decoder.next_body()) {
+        if (std::holds_alternative<Hello>(session.open(*body))) (void)write_all(accepted.get(), session.answer());
+        if (session.established()) return;  // the agent's Proof: welcomed
+      }
     }
   });
   Client agent(options);
@@ -214,15 +220,16 @@ TEST_CASE("an Ended that a relay gave up unread reaches popdist run through the 
   CHECK(std::get<Ended>(ended.at(0).message).status == 137);
 }
 
-TEST_CASE("a wrong secret gets no welcome, and the agent says so") {
+TEST_CASE("a relay with another key finds popdist run's proof wrong, and says so") {
   TestServer test;
   ClientOptions options = options_for(test, "wrong", 0);
   options.secret = make_secret();
-  options.host = "wrong-" + job_tag(options.secret);
+  options.host = "wrong-" + test.tag;
   options.connect_timeout = 1s;
-  CHECK_THROWS_WITH(Client(options), Catch::Contains("did not welcome host") && Catch::Contains("a wrong POPDIST_CHANNEL_SECRET"));
-  REQUIRE(test.collector.wait_until([&] { return test.collector.error_count_locked() > 0; }));
-  CHECK_THAT(test.collector.errors().at(0), Catch::Contains("Hello with a wrong secret"));
+  CHECK_THROWS_WITH(Client(options), Catch::Contains("'s popdist run, or has another job key (Welcome whose proof does "
+                                                     "not match: the peer does not hold the job's key)"));
+  CHECK(test.server.stats().accepted == 1);  // the relay gave up at once: no retry with a key proven wrong
+  CHECK(test.server.stats().authenticated == 0);
 }
 
 TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes on") {
@@ -233,10 +240,14 @@ TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes 
   options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); relay_errors.push_back(line); };
   Client relay(options);
   REQUIRE(relay.is_relay());
-  const std::string name = relay_socket_name(test.secret, options.host);
+  const std::string name = relay_socket_name(options.tag, options.host);
   Fd stranger = connect_unix(name);
   REQUIRE(stranger.valid());
-  REQUIRE(write_all(stranger.get(), encode(Hello{make_secret(), options.host, Role::kAgent, {7}})));
+  // A stranger with a key of its own: answered, then refused for its Proof.
+  REQUIRE_THROWS_AS(shake_hands(stranger.get(), make_secret(), options.host, Role::kAgent, {7},
+                                std::chrono::steady_clock::now() + 5s),
+                    HandshakeError);
+  REQUIRE(write_all(stranger.get(), encode(Proof{std::string(32, 'x')})));
   CHECK(closed_by_peer(stranger.get(), 5s));
   Fd garbage = connect_unix(name);
   REQUIRE(write_all(garbage.get(), std::string(16, '\xff')));
@@ -247,7 +258,7 @@ TEST_CASE("a stranger on the host's relay socket is dropped, and the relay goes 
   REQUIRE(relay_errors.size() == 2);
   CHECK_THAT(relay_errors[0], Catch::StartsWith("channel: host " + options.host + "'s relay dropped the connection from "
                                                 "local pid " + std::to_string(getpid())) &&
-                                 Catch::EndsWith(": Hello with a wrong secret"));
+                                 Catch::EndsWith(": Proof that does not match: the peer does not hold the job's key"));
   CHECK_THAT(relay_errors[1], Catch::Contains("exceeds the limit"));
 }
 
@@ -293,7 +304,9 @@ TEST_CASE("a flood of idle local connections: the relay drops the oldest, says s
 
 TEST_CASE("the agent's options come from the environment") {
   const std::string secret = make_secret();
-  std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kAddressVariable, "10.0.0.1:29500"}};
+  const std::string tag = make_job_tag();
+  std::map<std::string, std::string> variables{{kSecretVariable, secret}, {kNonceVariable, make_job_nonce()},
+                                               {kTagVariable, tag}, {kAddressVariable, "10.0.0.1:29500"}};
   const auto lookup = [&](const char* name) -> std::optional<std::string> {
     const auto found = variables.find(name);
     return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
@@ -303,6 +316,8 @@ TEST_CASE("the agent's options come from the environment") {
   CHECK(options.server_port == 29500);
   CHECK(options.instance == 5);
   CHECK(options.host.empty());
+  CHECK(options.secret == secret);
+  CHECK(options.tag == tag);
   variables[kAddressVariable] = "[::1]:7";
   variables[kHostVariable] = "fake-b";
   options = client_options_from_environment(lookup, 0);
@@ -313,4 +328,54 @@ TEST_CASE("the agent's options come from the environment") {
                     "port '99999' in 'host:99999' for POPDIST_CHANNEL_ADDRESS, expected host:port with a port from 1 to 65535");
   variables.erase(kAddressVariable);
   CHECK_THROWS_WITH(client_options_from_environment(lookup, 0), Catch::StartsWith("POPDIST_CHANNEL_ADDRESS is not set"));
+}
+
+TEST_CASE("a stranger first on the host's relay socket name is passed over, named once, and told nothing") {
+  TestServer test;
+  const ClientOptions first = options_for(test, "squatted", 0);
+  // A process of the same user with another key holds the name: it answers every Hello with a
+  // Welcome it cannot prove, and records whatever comes after.
+  Fd squatter = listen_unix(relay_socket_name(first.tag, first.host));
+  REQUIRE(squatter.valid());
+  std::atomic<std::size_t> told_after_welcome{0};
+  std::atomic<bool> stop{false};
+  std::thread squatting([&] {
+    while (!stop) {
+      pollfd entry{squatter.get(), POLLIN, 0};
+      if (poll(&entry, 1, 50) <= 0) continue;
+      Fd peer(accept4(squatter.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      Session session(make_secret());
+      FrameDecoder decoder;
+      char chunk[512];
+      ssize_t got = 0;
+      while ((got = recv(peer.get(), chunk, sizeof chunk, 0)) > 0) {
+        decoder.feed(std::string_view(chunk, static_cast<std::size_t>(got)));
+        while (auto body = decoder.next_body()) {
+          if (session.peer_hello()) ++told_after_welcome;
+          else if (std::holds_alternative<Hello>(session.open(*body))) (void)write_all(peer.get(), session.answer());
+        }
+      }
+    }
+  });
+  std::vector<std::string> errors;
+  std::mutex errors_mutex;
+  Agents clients(3);
+  for (std::int32_t i = 0; i < 3; ++i) {
+    ClientOptions options = options_for(test, "squatted", i);
+    options.on_error = [&](const std::string& line) { std::lock_guard lock(errors_mutex); errors.push_back(line); };
+    clients[static_cast<std::size_t>(i)] = std::make_unique<Client>(options);
+    CHECK(clients[static_cast<std::size_t>(i)]->send_started(100 + i));
+  }
+  REQUIRE(test.collector.wait_until([&] { return test.collector.count_locked<Started>() == 3; }));
+  CHECK(relays_among(clients) == 1);
+  CHECK(test.server.stats().accepted == 1);
+  stop = true;
+  squatting.join();
+  CHECK(told_after_welcome == 0);  // no agent proved anything to it, nor sent it a frame
+  std::lock_guard lock(errors_mutex);
+  REQUIRE_FALSE(errors.empty());
+  CHECK(errors.size() <= 3);  // once per agent that met it
+  CHECK_THAT(errors.at(0), Catch::Contains("'s relay socket @popdist-channel/" + first.tag + "/" + first.host +
+                                           " is held by a process without the job's key (Welcome whose proof does "
+                                           "not match: the peer does not hold the job's key): trying the next name"));
 }

@@ -54,11 +54,3 @@ TEST_CASE("the secret is read from the environment and checked, its value never 
 TEST_CASE("mpirun exports the secret by name, without its value") {
   CHECK(mpirun_export_argument() == "-x POPDIST_CHANNEL_SECRET");
 }
-
-TEST_CASE("the job tag is stable, short, and not the secret") {
-  const std::string secret = make_secret();
-  CHECK(job_tag(secret) == job_tag(secret));
-  CHECK(job_tag(secret).size() == 16);
-  CHECK(secret.find(job_tag(secret)) == std::string::npos);
-  CHECK(job_tag(secret) != job_tag(make_secret()));
-}

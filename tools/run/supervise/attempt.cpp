@@ -125,7 +125,8 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   const JobDirectory job_dir;
   MpirunContext context = attempt_context(job, attempt, job_dir.path());
   JobRecords records(job.plan.num_instances);
-  const auto channel = open_channel(job.channel_address, job.plan.hosts.size(), records, context);
+  const auto channel =
+      open_channel(job.channel_address, job.plan.hosts.size(), records, context, job.options.verbosity >= 1);
   write_launcher_file(job_dir.path(), job.plan.num_instances);
   const auto command = build_launcher_command(launcher, job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);

@@ -1,6 +1,7 @@
 #pragma once
-// The channel of one attempt, from popdist run's side: opening it (a new secret, a server, the
-// variables that tell the agents where it is) and, after mpirun ended, the short wait for the
+// The channel of one attempt, from popdist run's side: opening it (a new job key by the route
+// channel/job_key.hpp describes, a server, the variables that tell the agents where it is and how
+// to find the key) and, after mpirun ended, the short wait for the
 // agents' last messages. Every message goes into the attempt's JobRecords.
 
 #include <cstddef>
@@ -14,15 +15,19 @@
 
 namespace popdist::cli {
 
-/// The two variables that tell the agents where the channel is: the secret by name only (its value
-/// stays off every command line) and `address`:`port`; --dry-run passes "<port>", made at run time.
+/// For --dry-run: the variables that tell the agents where the channel is and how to find its key,
+/// by the route POPDIST_CHANNEL_KEY_ROUTE chooses -- the job's nonce and the key's id (file route)
+/// or the key by name only (environment route) -- with "<nonce>", "<key id>" and `port` ("<port>")
+/// standing for what is made at run time.
 void add_channel_variables(MpirunContext& context, const ChannelAddress& address, const std::string& port);
 
-/// The attempt's channel (tools/channel): a new secret, a server, and the two variables that tell
-/// the agents where it is -- the secret exported by name only (its value stays off every command
-/// line). nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
+/// The attempt's channel (tools/channel): a new job key (from the user's key file and a new nonce;
+/// the environment route when asked for, or when the key file cannot be used here: said once, under
+/// `verbose` only when asked for), a server, and the variables of add_channel_variables with their
+/// values. nullptr, after a warning, when it cannot listen: the job runs, its agents report nothing.
 [[nodiscard]] std::unique_ptr<channel::Server> open_channel(const ChannelAddress& address, std::size_t num_hosts,
-                                                            JobRecords& records, MpirunContext& context);
+                                                            JobRecords& records, MpirunContext& context,
+                                                            bool verbose = false);
 
 /// After mpirun ended: the agents' last messages may still be on their way (a relay, the server's
 /// thread); waits a moment for every instance that said it started to say how it ended.

@@ -18,7 +18,8 @@ std::optional<std::int32_t> instance_of(const channel::Message& message) {
   return std::visit(
       [](const auto& m) -> std::optional<std::int32_t> {
         using T = std::decay_t<decltype(m)>;
-        if constexpr (std::is_same_v<T, channel::Hello> || std::is_same_v<T, channel::Welcome>) {
+        if constexpr (std::is_same_v<T, channel::Hello> || std::is_same_v<T, channel::Welcome> ||
+                      std::is_same_v<T, channel::Proof>) {
           return std::nullopt;
         } else {
           return m.instance;
@@ -44,6 +45,9 @@ void JobRecords::on_delivery(const channel::Delivery& delivery) {
   {
     std::lock_guard lock(mutex_);
     auto& record = records_[static_cast<std::size_t>(*instance)];
+    // The first Ended wins: a later one is the same end sent again through the host's next relay
+    // (its age counted anew), or a lie; neither rewrites what was recorded.
+    if (record.status && std::holds_alternative<channel::Ended>(delivery.message)) return;
     record.host = delivery.host;
     if (const auto* started = std::get_if<channel::Started>(&delivery.message)) {
       record.started = true;

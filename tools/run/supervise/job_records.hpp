@@ -39,7 +39,8 @@ class JobRecords {
  public:
   explicit JobRecords(int num_instances);
 
-  /// The server's on_message: a message for an instance outside 0..num_instances-1 is dropped.
+  /// The server's on_message: a message for an instance outside 0..num_instances-1 is dropped;
+  /// an instance's first Ended is its end (a later one, resent or not, changes nothing).
   void on_delivery(const channel::Delivery& delivery);
 
   [[nodiscard]] std::vector<InstanceRecord> snapshot() const;

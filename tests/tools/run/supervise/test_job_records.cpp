@@ -49,3 +49,20 @@ TEST_CASE("records: a stack round waits for every started instance that has not 
   records.forget_stack_dumps();
   CHECK_FALSE(records.snapshot()[0].stack_dump.has_value());
 }
+
+TEST_CASE("records: the first Ended is the instance's end, a resent or forged one changes nothing", "[status]") {
+  JobRecords records(2);
+  const auto now = std::chrono::steady_clock::now();
+  records.on_delivery({"A", now, channel::Started{1, 11}});
+  records.on_delivery({"A", now, channel::Ended{1, 139, 2'000'000'000, "Segmentation fault", channel::ErrorSource::kStderr}});
+  // The same end again through the host's next relay, its age counted anew; then a lie from elsewhere.
+  records.on_delivery({"A", now + std::chrono::seconds(1), channel::Ended{1, 139, 5'000, "Segmentation fault",
+                                                                         channel::ErrorSource::kStderr}});
+  records.on_delivery({"B", now + std::chrono::seconds(2), channel::Ended{1, 1, 0, "forged", channel::ErrorSource::kTorchErrorFile}});
+  const auto record = records.snapshot()[1];
+  CHECK(record.status == 139);
+  CHECK(record.error_text == "Segmentation fault");
+  CHECK_FALSE(record.error_from_torch_file);
+  CHECK(record.host == "A");
+  CHECK(record.ended_at == now - std::chrono::seconds(2));
+}
