@@ -142,7 +142,7 @@ def cases(files):
     for option in ["--mpi-global-args", "--mpi-local-args"]:
         for text in [": -np 1 echo INJECTED", "--app appfile"]:
             yield (f"{option} {text}", run + [option, text, "true"], {}, USAGE,
-                   [option, shown(text), "would start another mpirun app context"])
+                   [option, shown(text), "would start another app context"])
     yield ("one argument too long for OMPI_ARGV", run + ["--num-instances", "2", "--dry-run", "--", "prog", "x" * 131060],
            {}, USAGE, ["OMPI_ARGV", "131066 bytes", "in a file instead"])
     huge = "7" * 100000

@@ -186,22 +186,28 @@ def mpirun_topology(popdist, testbed):
 TAGGED_LINE = re.compile(r"^\[\d+,(\d+)\]<stdout>:(.*)$")
 
 
-def popdist_run(popdist, testbed):
+def popdist_run(popdist, testbed, backend="openmpi"):
     require_testbed(testbed)
     require_mpirun()
+    if backend == "hydra" and not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
     if not hosts_are_up():
         return 1
     # No OMPI_ALLOW_RUN_AS_ROOT here: `popdist run` must supply what Open MPI needs by itself.
     # Each instance prints its hostname (set per namespace by the agent) and then its own view.
     program = ["/bin/sh", "-c", f'echo "hostname=$(hostname)" && exec "{popdist}" topology --json']
-    global_args = ["--mca", "plm_rsh_agent", os.path.join(testbed, "netns_rsh.sh"), *OPEN_MPI_ARGS]
-    command = [os.path.join(testbed, "on_host.sh"), HOSTS[0], popdist, "run", "--num-instances", str(INSTANCES),
-               "--num-replicas", str(REPLICAS), "--host", ",".join(HOSTS),
+    agent = os.path.join(testbed, "netns_rsh.sh")
+    # hydra: its own ssh launcher with the testbed's agent, its network interface named
+    global_args = (["-launcher", "ssh", "-launcher-exec", agent, "-iface", "eth0"] if backend == "hydra"
+                   else ["--mca", "plm_rsh_agent", agent, *OPEN_MPI_ARGS])
+    command = [os.path.join(testbed, "on_host.sh"), HOSTS[0], popdist, "run", "--backend", backend,
+               "--num-instances", str(INSTANCES), "--num-replicas", str(REPLICAS), "--host", ",".join(HOSTS),
                "--mpi-global-args", " ".join(global_args), "--", *program]
     status, out = run(command)
     checks = Checks()
     checks.equal("exit status of popdist run", status, 0)
-    # `popdist run` tags every line with [job,rank]<stdout>: so the ranks' outputs can be separated.
+    # `popdist run` tags every line with [job,rank]<stdout>: (under hydra, its agents do) so the
+    # ranks' outputs can be separated.
     lines_by_rank = {}
     for line in out.splitlines():
         match = TAGGED_LINE.match(line)
@@ -225,7 +231,7 @@ def popdist_run(popdist, testbed):
         return checks.finish(out)
     per_instance = REPLICAS // INSTANCES
     for index, view in sorted(by_index.items()):
-        checks.equal(f"launcher of instance {index}", view["launcher"], "openmpi")
+        checks.equal(f"launcher of instance {index}", view["launcher"], "mpich" if backend == "hydra" else "openmpi")
         checks.equal(f"num_instances of instance {index}", view["num_instances"], INSTANCES)
         checks.equal(f"num_local_replicas of instance {index}", view["num_local_replicas"], per_instance)
         checks.equal(f"num_total_replicas of instance {index}", view["num_total_replicas"], REPLICAS)
@@ -304,10 +310,12 @@ def run_host_check(checks, argv):
 
 def main(argv):
     usage = ("usage: netns_checks.py up|down <testbed> | "
-             "netns_checks.py mpirun-topology|popdist-run <popdist> <testbed>")
+             "netns_checks.py mpirun-topology|popdist-run|popdist-run-hydra <popdist> <testbed>")
     if len(argv) == 3 and argv[1] in ("up", "down"):
         return setup(argv[2]) if argv[1] == "up" else cleanup(argv[2])
-    if len(argv) == 4 and argv[1] in ("mpirun-topology", "popdist-run"):
+    if len(argv) == 4 and argv[1] in ("mpirun-topology", "popdist-run", "popdist-run-hydra"):
+        if argv[1] == "popdist-run-hydra":
+            return popdist_run(argv[2], argv[3], backend="hydra")
         check = mpirun_topology if argv[1] == "mpirun-topology" else popdist_run
         return check(argv[2], argv[3])
     print(usage, file=sys.stderr)

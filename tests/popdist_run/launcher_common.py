@@ -105,10 +105,13 @@ def mpi_test_environment(popdist_dir, keep_pml=False):
 
 class RecordingMpirun:
     """A stand-in `mpirun`, first on PATH in `env`, that records the words it is given (one a line)
-    and exits 0: the command popdist run would start, without starting it. A context manager over
-    its temporary directory (`directory`), which also holds the record."""
+    and exits 0: the command popdist run would start, without starting it. It answers --version as
+    Open MPI 4.1.4 does (popdist run reads the backend from it). A context manager over its
+    temporary directory (`directory`), which also holds the record."""
 
-    SCRIPT = '#!/bin/sh\nprintf "%s\\n" "$@" > "$MPIRUN_ARGV"\n'
+    SCRIPT = ('#!/bin/sh\n'
+              'if [ "$*" = --version ]; then echo "mpirun (Open MPI) 4.1.4"; exit 0; fi\n'
+              'printf "%s\\n" "$@" > "$MPIRUN_ARGV"\n')
 
     def __init__(self, env):
         self._tmp = tempfile.TemporaryDirectory()

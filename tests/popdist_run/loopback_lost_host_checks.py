@@ -29,7 +29,7 @@ import sys
 import tempfile
 import time
 
-from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, processes_with, run
+from launcher_common import check, describe, fake_hosts_agent, main, mpi_test_environment, processes_with, run, skip
 
 HOST_TIMEOUT = 2
 STOPPED_FOR = 5
@@ -42,18 +42,20 @@ RUN_TIMEOUT = 60
 def program(token):
     """Instances 2 and 3 (hostB) stop their agents once those have been heard, and continue them
     after STOPPED_FOR s; instances 0 and 1 (hostA) sleep as long. `token` marks the job's processes."""
-    return (f'if [ "$OMPI_COMM_WORLD_RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; '
+    return (f'if [ "$RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; '
             f'kill -CONT $PPID; exit 0; fi; exec sleep {STOPPED_FOR + 2}.{token}')
 
 
-def run_job(popdist, testbed, host_timeout, tmp):
+def run_job(popdist, testbed, host_timeout, tmp, backend="openmpi"):
     env = mpi_test_environment(os.path.dirname(os.path.abspath(popdist)))
     env["TMPDIR"] = tmp  # the fake hosts' session files and the job directory: this check's own
     env["OMP_NUM_THREADS"] = "1"
     token = f"{os.getpid()}{int(time.time())}"
     report = os.path.join(tmp, "report.json")
-    command = [popdist, "run", "--num-instances", "4", "--host", "hostA,hostB", "--host-timeout", str(host_timeout),
-               "--report-file", report, "--mpi-global-args", f"--mca plm_rsh_agent {fake_hosts_agent(testbed)}",
+    agent = fake_hosts_agent(testbed)
+    launcher_args = (f"-launcher ssh -launcher-exec {agent}" if backend == "hydra" else f"--mca plm_rsh_agent {agent}")
+    command = [popdist, "run", "--backend", backend, "--num-instances", "4", "--host", "hostA,hostB",
+               "--host-timeout", str(host_timeout), "--report-file", report, "--mpi-global-args", launcher_args,
                "--", "sh", "-c", program(token)]
     print("+ " + shlex.join(command), flush=True)
     result = run(command, env=env, timeout=RUN_TIMEOUT)
@@ -71,10 +73,10 @@ def nothing_left(token, seconds=15):
     check(not left, f"processes left running after the job: {left}")
 
 
-def lost(popdist, testbed):
+def lost(popdist, testbed, backend="openmpi"):
     with tempfile.TemporaryDirectory() as tmp:
         start = time.monotonic()
-        result, report, token = run_job(popdist, testbed, HOST_TIMEOUT, tmp)
+        result, report, token = run_job(popdist, testbed, HOST_TIMEOUT, tmp, backend)
         elapsed = time.monotonic() - start
         check(result.returncode == 122, f"expected exit status 122 (lost host): {describe(result)}")
         check("lost host hostB (instances 2, 3;" in result.stderr, f"the watch did not name hostB: {describe(result)}")
@@ -190,7 +192,36 @@ def fenced(popdist, testbed):
         nothing_left(token)
 
 
-CHECKS = {"lost": lost, "off": off, "fenced": fenced}
+def hydra_lost(popdist, testbed):
+    """`lost` under hydra's mpiexec (--backend hydra, hydra's ssh launcher with the fake hosts' agent)."""
+    if not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
+    lost(popdist, testbed, "hydra")
+
+
+def hydra_shrink(popdist, testbed):
+    """Under hydra, --max-restarts 1 --min-instances 2: hostB is lost in the first attempt and the
+    second runs without it, 2 instances on hostA, and succeeds."""
+    if not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = dict(mpi_test_environment(os.path.dirname(os.path.abspath(popdist))), TMPDIR=tmp, OMP_NUM_THREADS="1")
+        program = (f'if [ "$RANK" -ge 2 ]; then sleep 1.5; kill -STOP $PPID; sleep {STOPPED_FOR}; kill -CONT $PPID; '
+                   'exit 0; fi; echo "attempt $POPDIST_RESTART_COUNT: $RANK of $WORLD_SIZE on $(hostname)"; sleep 3')
+        command = [popdist, "run", "--backend", "hydra", "--num-instances", "4", "--host", "hostA,hostB",
+                   "--host-timeout", str(HOST_TIMEOUT), "--max-restarts", "1", "--min-instances", "2",
+                   "--mpi-global-args", f"-launcher ssh -launcher-exec {fake_hosts_agent(testbed)}",
+                   "--", "sh", "-c", program]
+        print("+ " + shlex.join(command), flush=True)
+        result = run(command, env=env, timeout=RUN_TIMEOUT)
+    check(result.returncode == 0, f"the second attempt, without hostB, should succeed: {describe(result)}")
+    check("left out of every later attempt: hostB" in result.stderr, describe(result))
+    second = sorted(line for line in result.stdout.splitlines() if "attempt 1:" in line)
+    check(second == ["[1,0]<stdout>:attempt 1: 0 of 2 on hostA", "[1,1]<stdout>:attempt 1: 1 of 2 on hostA"],
+          f"the second attempt's instances: {second}\n{describe(result)}")
+
+
+CHECKS = {"lost": lost, "off": off, "fenced": fenced, "hydra-lost": hydra_lost, "hydra-shrink": hydra_shrink}
 
 if __name__ == "__main__":
     sys.exit(main(CHECKS, sys.argv))

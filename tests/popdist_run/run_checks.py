@@ -206,7 +206,9 @@ def dry_run(popdist):
         "POPDIST_NUM_IPUS_PER_REPLICA=2 POPDIST_UNIFORM_REPLICAS_PER_INSTANCE=1 POPDIST_LOCAL_INSTANCE_INDEX=0 "
         + torchrun(1)],
         f"per-instance variables:\n{result.stdout}")
-    check(result.stderr == "", f"a quiet dry run prints nothing on stderr: {result.stderr}")
+    # a quiet dry run says on stderr only which backend the command is for
+    check(re.fullmatch(r"popdist run: backend openmpi: Open MPI \S+ at \S+/mpirun\n", result.stderr),
+          f"a quiet dry run prints only the backend on stderr: {result.stderr}")
 
     # Single host: the printed command, pasted into a shell, runs the job just like popdist run.
     args = ["--num-instances", "2", "--num-replicas", "2", "--", "sh", "-c", "echo \"$1 $POPDIST_REPLICA_INDEX_OFFSET\"",
@@ -320,11 +322,11 @@ def validation(popdist):
             check(result.returncode == status and message in result.stderr,
                   f"{argv}: expected exit {status} and {message!r}\n{describe(result)}")
             check(not os.path.exists(marker), f"{argv}: the program started despite the error")
-        # mpirun not on PATH: name what was searched
+        # no launcher on PATH: name what was looked for, where, and what to do
         env_no_mpi = dict(env, PATH=tmp)
         result = run([popdist, "run", "--", "touch", marker], env=env_no_mpi)
-        check(result.returncode == 127 and f"mpirun not found on PATH (searched: {tmp})" in result.stderr,
-              describe(result))
+        check(result.returncode == 127 and f"looked for mpirun, mpiexec on PATH ({tmp}); found none" in result.stderr
+              and "install Open MPI" in result.stderr, describe(result))
         check(not os.path.exists(marker), "the program started without mpirun")
 
 

@@ -39,14 +39,16 @@ namespace {
 // How many lines of stderr the failure report shows.
 constexpr std::size_t kKeptErrorLines = 20;
 
+// The rank the launcher gives each process: Open MPI's, else hydra's (MPICH, Intel MPI).
 int rank_from_environment(int instances) {
-  const char* text = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* name = std::getenv("OMPI_COMM_WORLD_RANK") != nullptr ? "OMPI_COMM_WORLD_RANK" : "PMI_RANK";
+  const char* text = std::getenv(name);
   char* end = nullptr;
   const long rank = text != nullptr ? std::strtol(text, &end, 10) : -1;
   if (text == nullptr || *text == '\0' || *end != '\0' || rank < 0 || rank >= instances) {
-    throw UsageError(std::string("OMPI_COMM_WORLD_RANK=") + (text != nullptr ? text : "(unset)") +
-                     ": expected the rank that Open MPI's mpirun gives each process, 0.." +
-                     std::to_string(instances - 1));
+    throw UsageError(std::string(name) + "=" + (text != nullptr ? text : "(unset)") +
+                     ": expected the rank that the launcher (Open MPI's mpirun, hydra's mpiexec) gives each process, "
+                     "0.." + std::to_string(instances - 1));
   }
   return static_cast<int>(rank);
 }
@@ -177,6 +179,10 @@ int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChan
   streams[1].to = shown ? STDERR_FILENO : -1;
   streams[1].log = open_log(options, rank, "stderr.log");
   streams[1].keep_lines = kKeptErrorLines;
+  if (options.tag_output) {
+    streams[0].tag = "[1," + std::to_string(rank) + "]<stdout>:";
+    streams[1].tag = "[1," + std::to_string(rank) + "]<stderr>:";
+  }
   channel->started(pid);
   auto fence = std::make_unique<HostFence>(fencing, rank, fence_host_name(),
                                            [&channel] { return channel->last_heard(); },

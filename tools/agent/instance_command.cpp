@@ -19,6 +19,7 @@ std::function<int()> add_instance_command(CLI::App& app) {
   sub->add_flag("--tee", options->tee, "With --log-dir, show the output too");
   sub->add_option("--output-from", options->output_from, "Show only this instance's output");
   sub->add_flag("--omp-threads", options->omp_threads, "Set OMP_NUM_THREADS when unset");
+  sub->add_flag("--tag-output", options->tag_output, "Start each line shown with [1,instance]<stdout>:");
   sub->add_option("--colons", options->colons, "Positions of ':' in the program");
   sub->add_option("program", options->program, "The program and its arguments")->required();
   return [options] { return run_instance(*options); };

@@ -73,6 +73,21 @@ void OutputStream::pass_on_lines(bool at_end) {
   held.erase(0, upto);
 }
 
+namespace {
+
+// `piece` with `tag` where Open MPI's --tag-output puts its own: at the start, and after each
+// newline but the last.
+std::string with_tags(const std::string& piece, const std::string& tag) {
+  std::string tagged = tag + piece;
+  for (std::size_t at = tagged.find('\n', tag.size()); at != std::string::npos && at + 1 < tagged.size();
+       at = tagged.find('\n', at + 1 + tag.size())) {
+    tagged.insert(at + 1, tag);
+  }
+  return tagged;
+}
+
+}  // namespace
+
 // Open MPI tags the start of each piece it reads (and after each newline, never after a
 // return). So each update is one write that ends in a return, and an update written as
 // `\rtext` is passed on as `text\r`: its leading return, coming where the cursor is already at
@@ -82,7 +97,8 @@ void OutputStream::pass_on_lines(bool at_end) {
 void OutputStream::write_segments(std::size_t upto, bool drawing) {
   std::string piece;
   auto pass = [&] {
-    (void)io::write_all(to, piece);  // a closed stdout is the reader's choice: keep draining
+    // a closed stdout is the reader's choice: keep draining
+    (void)io::write_all(to, tag.empty() ? piece : with_tags(piece, tag));
     last_passed = piece.back();
     piece.clear();
   };

@@ -24,6 +24,7 @@ struct OutputStream {
   std::size_t keep_lines = 0;  ///< how many last lines to keep (0: none)
   std::deque<std::string> last_lines;
   bool wrote = false;  ///< something was read since the caller last looked
+  std::string tag;     ///< written where Open MPI's --tag-output would tag (empty: nothing)
 
   /// Reads what the pipe has and passes on every complete line; closes `from` at end of file.
   void read_some();

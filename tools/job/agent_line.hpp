@@ -22,6 +22,9 @@ struct AgentOptions {
   bool tee = false;                 ///< --tee: with --log-dir, show the output too
   std::optional<int> output_from;   ///< --output-from: only this instance's output is shown
   bool omp_threads = false;         ///< --omp-threads: set OMP_NUM_THREADS when unset
+  /// --tag-output: start each line shown with Open MPI's tag, `[1,I]<stdout>:`, for launchers
+  /// whose own tag differs (hydra's `[I] `), so that every backend's output reads the same
+  bool tag_output = false;
   std::string colons;               ///< --colons: 1-based positions of ':' in the program
   std::vector<std::string> program;
 };

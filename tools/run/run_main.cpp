@@ -1,5 +1,5 @@
 // `popdist run` once its line is parsed: the stages of tools/run in order -- prepare the job
-// (plan/prepared_job.hpp), find mpirun, announce (report/announcement.hpp), then print the
+// (plan/prepared_job.hpp), find the launcher of --backend, announce (report/announcement.hpp), then print the
 // command (--dry-run) or run the attempts (supervise/attempt.hpp), re-planning after a lost host
 // (plan/replan.hpp).
 #include "run/run_main.hpp"
@@ -18,8 +18,7 @@
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/find_program.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/mpirun/launcher_command.hpp"
 #include "run/options/notices.hpp"
 #include "run/plan/prepared_job.hpp"
 #include "run/plan/replan.hpp"
@@ -33,16 +32,11 @@
 namespace popdist::cli {
 namespace {
 
-/// mpirun's path on PATH; nullopt after saying where it was looked for.
-std::optional<std::string> find_mpirun(const EnvLookup& env) {
-  const auto path = env("PATH").value_or("");
-  auto mpirun = find_program("mpirun", path);
-  if (!mpirun) {
-    say(fmt::format("mpirun not found on PATH (searched: {}); install Open MPI (e.g. openmpi-bin) or add its bin "
-                    "directory to PATH",
-                    path.empty() ? "nothing, PATH is empty" : fmt::format("{}", fmt::join(path_directories(path), ", "))));
-  }
-  return mpirun;
+/// The launcher of --backend (run/mpirun/launcher_choice.hpp); nullopt after saying why there is none.
+std::optional<Launcher> find_backend(BackendChoice choice, const EnvLookup& env) {
+  auto search = find_launcher(choice, env);
+  if (!search.launcher) say(search.refusal);
+  return search.launcher;
 }
 
 /// After lost hosts: the job on the hosts left (plan/replan.hpp); false, after saying why, when
@@ -65,10 +59,10 @@ bool leave_out(PreparedJob& job, const std::vector<LostHost>& lost, std::set<std
 /// The attempts of --max-restarts: a failed attempt is followed by another after a short growing
 /// pause, unless the user or a scheduler stopped the job (design.md §12); a lost host is left out
 /// of every later attempt, or ends the job when it may not shrink (--min-instances).
-int run_attempts(PreparedJob& job, const std::string& mpirun_path, const EnvLookup& env) {
+int run_attempts(PreparedJob& job, const Launcher& launcher, const EnvLookup& env) {
   std::set<std::string> left_out;
   for (int attempt = 0;; ++attempt) {
-    const auto [status, lost] = run_attempt(job, mpirun_path, attempt);
+    const auto [status, lost] = run_attempt(job, launcher, attempt);
     if (status == 0 || status == kStallStatus || stop_signal_received() != 0 || attempt >= job.options.max_restarts) {
       return status;
     }
@@ -91,15 +85,21 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
     std::fputs("Run with --help for more information.\n", stderr);
     return kExitUsage;
   }
-  const auto mpirun = find_mpirun(env);
-  if (!mpirun) return kExitMpirunNotFound;
+  const auto launcher = find_backend(job.options.backend, env);
+  if (!launcher) return kExitMpirunNotFound;
   // The command as it will run; the job directory's name and the channel's port are made when the
   // job starts (a template and a placeholder).
   auto first_context = attempt_context(job, 0, job_directory_template());
   add_channel_variables(first_context, job.channel_address, "<port>");
   add_fence_variables(first_context, job.options.host_timeout, job.options.grace_period);
-  const auto first = build_mpirun_command(job.plan, job.options, first_context);
-  announce(job, first, *mpirun);
+  MpirunCommand first;
+  try {
+    first = build_launcher_command(*launcher, job.plan, job.options, first_context);
+  } catch (const UsageError& e) {
+    print_notices(stderr, {{Notice::Kind::error, e.what()}});
+    return kExitUsage;
+  }
+  announce(job, first, launcher->path);
   if (job.options.dry_run) {
     print_command(stdout, first, job.plan, job.context);
     return 0;
@@ -108,7 +108,7 @@ int run_job(const RunOptions& parsed, const EnvLookup& env) {
   end_with_launching_process(env);
   try {
     if (job.hooked_python_path) ::setenv("PYTHONPATH", job.hooked_python_path->c_str(), 1);  // for mpirun to pass on
-    return run_attempts(job, *mpirun, env);
+    return run_attempts(job, *launcher, env);
   } catch (const Error& e) {
     say(e.what());
     return 1;

@@ -8,7 +8,7 @@
 #include "job/agent_line.hpp"
 #include "job/instance_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/shell_words.hpp"
+#include "run/mpirun/command_parts.hpp"
 
 namespace popdist::cli {
 namespace {
@@ -61,35 +61,6 @@ std::vector<std::string> take_exports(std::vector<std::string>& words) {
   return exports;
 }
 
-// The words of --mpi-global-args or --mpi-local-args. A ':' (or --app) there would start another
-// app context: a program popdist did not plan, run with none of popdist's variables.
-std::vector<std::string> mpirun_words(const std::vector<std::string>& texts, std::string_view option) {
-  std::vector<std::string> words;
-  for (const auto& text : texts) {
-    auto split = split_shell_words(text, option);
-    for (const auto& word : split) {
-      if (word == ":" || word == "--app" || word == "-app") {
-        throw UsageError(fmt::format("{} {}: '{}' would start another mpirun app context; popdist run starts exactly "
-                                     "one per instance (put the program after '--')",
-                                     option, shown(text), word));
-      }
-    }
-    words.insert(words.end(), split.begin(), split.end());
-  }
-  return words;
-}
-
-// Open MPI's mpirun reads a ':' anywhere on its command line, even among a program's arguments, as
-// the start of another app context. Such words travel as placeholders, and the agent puts them
-// back by position (so no argument of the program can be mistaken for one).
-std::string colon_positions(const std::vector<std::string>& program) {
-  std::string positions;
-  for (std::size_t i = 0; i < program.size(); ++i) {
-    if (program[i] == ":") positions += fmt::format("{}{}", positions.empty() ? "" : ",", i + 1);
-  }
-  return positions;
-}
-
 // A CPU binding chosen by the user: then popdist run adds none of its own.
 bool user_binds(const std::vector<std::string>& words) {
   for (std::size_t i = 0; i < words.size(); ++i) {
@@ -103,19 +74,6 @@ bool user_binds(const std::vector<std::string>& words) {
     if (map_by && i + 1 < words.size() && words[i + 1].find("PE=") != std::string::npos) return true;
   }
   return false;
-}
-
-// The variables popdist run sets itself, each with what it is for instance 0 (the same names for
-// every instance).
-std::vector<std::pair<std::string, std::string>> variables_we_set(const LaunchPlan& plan, const MpirunContext& context) {
-  auto variables = instance_variables(plan, 0);
-  if (!context.master_addr.empty()) {
-    variables.emplace_back("MASTER_ADDR", context.master_addr);
-    variables.emplace_back("MASTER_PORT", std::to_string(context.master_port));
-  }
-  variables.insert(variables.end(), context.exports.begin(), context.exports.end());
-  variables.emplace_back("TORCHELASTIC_ERROR_FILE", "<job dir>/instance<RANK>.error.json");
-  return variables;
 }
 
 // A user's `-x NAME[=value]` for a variable popdist run sets: refused, since one of the two would
@@ -134,33 +92,6 @@ void refuse_our_variables(const std::vector<std::string>& words, std::string_vie
         option, shown(words[i + 1]), name, name, found->second));
   }
 }
-
-// The agent in front of the program (agent/instance_agent.hpp), with what every instance shares.
-void append_agent(std::vector<std::string>& argv, const LaunchPlan& plan, const RunOptions& options,
-                  const MpirunContext& context) {
-  argv.insert(argv.end(), {context.agent, kInstanceCommand, "--plan", plan_argument(plan)});
-  if (!context.job_directory.empty()) argv.insert(argv.end(), {"--job-dir", context.job_directory});
-  if (!context.log_directory.empty()) argv.insert(argv.end(), {"--log-dir", context.log_directory});
-  if (!context.log_directory.empty() && options.tee) argv.push_back("--tee");
-  if (options.only_output_from_instance) {
-    argv.insert(argv.end(), {"--output-from", std::to_string(*options.only_output_from_instance)});
-  }
-  if (context.omp_threads) argv.push_back("--omp-threads");
-  const auto colons = colon_positions(options.program);
-  if (!colons.empty()) argv.insert(argv.end(), {"--colons", colons});
-  argv.push_back("--");
-  for (const auto& word : options.program) argv.push_back(word == ":" ? "popdist-colon" : word);
-}
-
-}  // namespace
-
-const std::vector<std::string>& forwardable_variables() {
-  static const std::vector<std::string> names{"PATH",          "LD_LIBRARY_PATH",      "PYTHONPATH",
-                                              "POPDIST_LOG_LEVEL", "POPDIST_SYNC_TIMEOUT", "OMP_NUM_THREADS"};
-  return names;
-}
-
-namespace {
 
 // Placement: exactly the planned number of instances per host, in order, so that instance i lands
 // on host i / (instances / hosts). The slots in --host are not enough: inside an allocation Open
@@ -298,8 +229,8 @@ void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOp
 
 MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
   MpiWords words;
-  words.global = mpirun_words(options.mpi_global_args, "--mpi-global-args");
-  words.local = mpirun_words(options.mpi_local_args, "--mpi-local-args");
+  words.global = launcher_words(options.mpi_global_args, "--mpi-global-args");
+  words.local = launcher_words(options.mpi_local_args, "--mpi-local-args");
   words.global_exports = take_exports(words.global);
   refuse_our_variables(words.global_exports, "--mpi-global-args", plan, context);
   refuse_our_variables(words.local, "--mpi-local-args", plan, context);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "job/launch_plan.hpp"
+#include "run/mpirun/command_parts.hpp"
 #include "run/options/run_options.hpp"
 
 namespace popdist::cli {
@@ -46,11 +47,9 @@ struct MpirunCommand {
   std::vector<std::string> argv;          ///< argv[0] is MpirunContext::mpirun
   std::vector<std::string> decisions;     ///< "added --mca pml ^cm: ..." (for -v)
   std::vector<std::string> warnings;      ///< always shown on stderr
+  std::string launcher;                   ///< which backend, what and where (launcher_command.hpp); empty: not said
 };
 
-/// Variables forwarded to every instance when set: what a program needs to start the same way on
-/// another host (the shell's search paths), plus popdist's own settings.
-[[nodiscard]] const std::vector<std::string>& forwardable_variables();
 
 /// Builds the command; the program's words reach it verbatim, ':' included. Throws UsageError for
 /// unbalanced quotes in --mpi-global-args or --mpi-local-args, or a ':' or --app there (another

@@ -78,18 +78,29 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
       ->capture_default_str();
 }
 
+// docs/guide/launchers.md. Not --launcher: POPDIST_LAUNCHER names the family a process detects.
+void add_backend_option(CLI::App& sub, RunOptions& options) {
+  sub.add_option_function<std::string>(
+         "--backend", [&options](const std::string& word) { options.backend = *parse_backend_choice(word); },
+         "The launcher popdist run drives, told by its --version: auto (mpirun, else mpiexec, on PATH), openmpi "
+         "(Open MPI's mpirun), hydra (MPICH's or Intel MPI's mpiexec), srun (not yet) [default: auto]")
+      ->check(CLI::IsMember({"auto", "openmpi", "hydra", "srun"}))
+      ->type_name("auto|openmpi|hydra|srun")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
 }  // namespace
 
 void add_run_options(CLI::App& sub, RunOptions& options) {
   sub.footer(
       "Example: popdist run --num-instances 2 --num-replicas 4 --host node[0-1] python3 train.py\n"
       "The program starts at the first word that is not an option (or after '--').\n"
-      "Starts one mpirun; every instance gets POPDIST_NUM_TOTAL_REPLICAS, POPDIST_NUM_LOCAL_REPLICAS,\n"
+      "Starts one mpirun (or hydra's mpiexec: --backend); every instance gets POPDIST_NUM_TOTAL_REPLICAS, POPDIST_NUM_LOCAL_REPLICAS,\n"
       "POPDIST_REPLICA_INDEX_OFFSET, POPDIST_NUM_IPUS_PER_REPLICA, POPDIST_UNIFORM_REPLICAS_PER_INSTANCE\n"
       "and POPDIST_LOCAL_INSTANCE_INDEX, and torchrun's RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,\n"
       "GROUP_RANK, GROUP_WORLD_SIZE, MASTER_ADDR and MASTER_PORT. Inside a Slurm allocation the allocation's nodes are the hosts.\n"
       "Exit status: the job's (non-zero when any instance failed); 2 usage error; 122 a host was lost\n"
-      "(--host-timeout); 125 stalled (--stall-timeout); 127 mpirun not on PATH.");
+      "(--host-timeout); 125 stalled (--stall-timeout); 127 no launcher of --backend on PATH.");
   // PopRun's command line: `poprun [options] program [args]`. Everything from the first positional
   // word on is the program's, options included.
   sub.positionals_at_end();
@@ -123,16 +134,17 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       ->check(whole_number(0, kMaxInstances - 1))
       ->multi_option_policy(last);
   sub.add_option("--mpi-global-args", options.mpi_global_args,
-                 "Options for mpirun before the app contexts (repeatable), split like a shell, e.g. \"--mca "
-                 "btl_tcp_if_include eth0\"")
+                 "The launcher's own global options (repeatable), split like a shell, e.g. \"--mca "
+                 "btl_tcp_if_include eth0\" (Open MPI), \"-iface eth0\" (hydra)")
       ->allow_extra_args(false);
   sub.add_option("--mpi-local-args", options.mpi_local_args,
-                 "Options for mpirun in every instance's app context (repeatable), e.g. \"-x MY_VAR\"")
+                 "The launcher's own options for every instance (repeatable), e.g. \"-x MY_VAR\" (Open MPI), "
+                 "\"-env MY_VAR 1\" (hydra)")
       ->allow_extra_args(false);
   add_switch(sub, "--numa-aware", options.numa_aware,
              "Bind instances to NUMA nodes round-robin (--map-by numa --bind-to numa); bare or yes/no");
   sub.add_flag("--dry-run", options.dry_run,
-               "Print the mpirun command that would run (the job directory as its name's template, "
+               "Print the launcher's command that would run (the job directory as its name's template, "
                "$TMPDIR/popdist-run-XXXXXX) and each instance's variables; start nothing");
   sub.add_flag("-v,--verbose", options.verbosity, "Say what was decided (-vv: also print the command)");
   sub.add_flag_callback("--vv", [&options] { options.verbosity = std::max(options.verbosity, 2); }, "Very verbose");
@@ -148,6 +160,7 @@ void add_run_options(CLI::App& sub, RunOptions& options) {
       ->check(whole_number(1, 65535))
       ->multi_option_policy(last);
   add_long_job_options(sub, options);
+  add_backend_option(sub, options);
   add_poprun_ipu_options(sub, options);
   sub.add_option("program", options.program, "The program and its arguments (from the first non-option word, or after --)");
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "run/mpirun/launcher_backend.hpp"
 #include "run/options/notices.hpp"
 
 namespace popdist::cli {
@@ -43,6 +44,8 @@ struct RunOptions {
   std::string report_file;                    ///< --report-file: each attempt's outcome as JSON (run/report/report_file.hpp)
   double host_timeout = 10;                   ///< --host-timeout: seconds without a word from a host before it is lost (0: off)
   std::optional<int> min_instances;           ///< --min-instances: after a lost host, restart on fewer down to this
+  /// --backend: which launcher drives the job (docs/guide/launchers.md); auto: mpirun, then mpiexec, on PATH
+  BackendChoice backend = BackendChoice::automatic;
   int grace_period = 1;                       ///< --grace-period: seconds from SIGTERM to SIGKILL (Open MPI's 1)
 };
 

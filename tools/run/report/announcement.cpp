@@ -37,7 +37,7 @@ void say_decisions(const PreparedJob& job, const MpirunCommand& command, const s
           ? "hosts: this machine only (no --host, --hostfile or Slurm allocation)"
           : fmt::format("hosts from {}: {} host(s), {} instance(s) each", job.selection->source, job.plan.hosts.size(),
                         job.plan.hosts.front().num_instances));
-  say(fmt::format("mpirun: {}", mpirun_path));
+  say(command.launcher.empty() ? fmt::format("mpirun: {}", mpirun_path) : "backend " + command.launcher);
   for (const auto& decision : job.decisions) say(decision);
   for (const auto& decision : command.decisions) say(decision);
 }
@@ -48,6 +48,8 @@ void announce(const PreparedJob& job, const MpirunCommand& command, const std::s
   print_notices(stderr, notices_to_print(job, command));
   if (job.context.omp_threads && !job.options.dry_run) say_omp_threads(job);
   if (job.options.verbosity >= 1) say_decisions(job, command, mpirun_path);
+  // The backend beside the command --dry-run prints (stdout stays the command and the instances).
+  if (job.options.verbosity == 0 && job.options.dry_run && !command.launcher.empty()) say("backend " + command.launcher);
   if (job.options.print_topology) {
     fmt::print("{}", topology_table(job.plan));
     std::fflush(stdout);

@@ -94,7 +94,7 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
   for (const auto& host : lost) {
     text += fmt::format("  lost host: {}: no word from its agents (link down, machine down, or its processes or "
-                        "Open MPI's daemon killed)\n",
+                        "the launcher's daemon (orted, hydra_pmi_proxy) killed)\n",
                         describe_lost({host}));
   }
   for (const auto& instance : unreported) {
@@ -108,7 +108,7 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
   if (failures.empty() && named) return text;
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
-                  "see mpirun's message above\n";
+                  "see the launcher's message above\n";
   }
   std::vector<int> stopped;
   for (std::size_t i = 0; i < failures.size(); ++i) {

@@ -5,17 +5,19 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <functional>
 
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/mpirun/launcher_command.hpp"
 #include "run/report/announcement.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
 #include "run/supervise/attempt_end.hpp"
+#include "run/supervise/failed_instance_watch.hpp"
 #include "run/supervise/hung_teardown.hpp"
 #include "run/supervise/host_liveness.hpp"
 #include "run/supervise/job_channel.hpp"
@@ -57,7 +59,7 @@ long long steady_ns(std::chrono::steady_clock::time_point time) {
 
 /// The watches over mpirun, in the order they are asked: a lost host, a stall, a hung teardown.
 std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& records, const Gather& gather,
-                                   const std::string& mpirun_path) {
+                                   const Launcher& launcher) {
   const auto& options = job.options;
   std::vector<Watch> watches{
       lost_host_watch(job.plan, records, options.host_timeout, std::chrono::seconds(options.grace_period + 2))};
@@ -71,15 +73,32 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
     watches.push_back(stall_watch(StallWatch([&records] { return records.last_output(); }, limit), report,
                                   options.stall_keep_running));
   }
-  watches.push_back(hung_teardown_watch(
-      kUnreapedLimit, [&records] { return first_failure_status(records.snapshot()); }, mpirun_path));
+  const auto first_failure = [&records] { return first_failure_status(records.snapshot()); };
+  watches.push_back(hung_teardown_watch(kUnreapedLimit, first_failure, launcher.path));
+  if (launcher.backend == Backend::hydra) {
+    // hydra lets the others run on after a failure; SIGTERM, passed on by hydra, ends them gracefully.
+    const auto grace = std::chrono::seconds(options.grace_period + 2);
+    // A stopped job's instances end by the stop signal: not a failure to end the job for.
+    const auto unstopped_failure = [first_failure] {
+      return stop_signal_received() != 0 ? std::nullopt : first_failure();
+    };
+    watches.push_back(failed_instance_watch(unstopped_failure, grace));
+    watches.push_back(stopped_job_watch(stop_signal_received, grace));
+    for (auto& watch : watches) watch = bounded_by_grace(std::move(watch), grace);
+  }
   return watches;
 }
 
 /// How the attempt ended: the lost-host watch's verdict, else -- unless a signal stopped the job --
 /// mpirun's status checked against what the agents said.
-AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, const WatchedRun& run, bool stopped) {
-  if (run.status != 0 || !stopped) settle(records);
+AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, WatchedRun run, bool stopped,
+                       Backend backend) {
+  const bool hydra = backend == Backend::hydra;
+  if (run.status != 0 || !stopped || hydra) settle(records);
+  // hydra's own status combines the raw statuses, and is 0 after a Ctrl-C whatever the instances
+  // did; popdist's is the first failure's, as its agent told it.
+  const auto first_failure = first_failure_status(records.snapshot());
+  if (hydra && !run.verdict && first_failure) run.status = *first_failure;
   if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
   if (stopped) return {run.status, {}, {}};
   return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));
@@ -103,7 +122,7 @@ void report_attempt(const PreparedJob& job, int attempt, long long start, const 
 
 }  // namespace
 
-AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path, int attempt) {
+AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int attempt) {
   const JobDirectory job_dir;
   MpirunContext context = attempt_context(job, attempt, job_dir.path());
   JobRecords records(job.plan.num_instances);
@@ -111,7 +130,7 @@ AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path
       open_channel(job.channel_address, job.plan.hosts.size(), records, context, job.options.verbosity >= 1);
   if (channel) add_fence_variables(context, job.options.host_timeout, job.options.grace_period);
   write_launcher_file(job_dir.path(), job.plan.num_instances);
-  const auto command = build_mpirun_command(job.plan, job.options, context);
+  const auto command = build_launcher_command(launcher, job.plan, job.options, context);
   if (job.options.verbosity >= 2) print_command(stderr, command, job.plan, context);
   const auto job_name = fmt::format("the job in {}", job_dir.path());
   const Gather gather = [&](std::chrono::milliseconds wait) {
@@ -120,9 +139,12 @@ AttemptResult run_attempt(const PreparedJob& job, const std::string& mpirun_path
   };
   const StackQueryService queries(job_dir.path(), gather);
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  const auto run = run_watched(mpirun_path, command.argv, attempt_watches(job, records, gather, mpirun_path));
+  // hydra's mpiexec, SIGKILLed, ends every instance through its proxies; SIGTERM it would pass on.
+  const int death_signal = launcher.backend == Backend::hydra ? SIGKILL : SIGTERM;
+  const auto run =
+      run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher), death_signal);
   const bool stopped = stop_signal_received() != 0;
-  const auto end = attempt_end(job, records, run, stopped);
+  const auto end = attempt_end(job, records, run, stopped, launcher.backend);
   report_attempt(job, attempt, start, end, stopped, records);
   return {end.status, end.lost};
 }

@@ -5,6 +5,7 @@
 // while it runs. No process management beyond that: mpirun is the process manager -- except when
 // a watch's verdict ends it (a lost host, a stall, a hang in its own teardown).
 
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,10 @@ struct WatchedRun {
 
 /// run_and_wait() under `watches` (watch.hpp): each is asked every half second, in order, while
 /// the program runs; the first verdict ends the program as it says, and the status is then the
-/// verdict's.
+/// verdict's. `death_signal` is what the program gets when popdist run dies without forwarding
+/// anything (hydra's mpiexec: SIGKILL, after which its proxies end every instance; on SIGTERM it
+/// would wait for instances that ignore it).
 [[nodiscard]] WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv,
-                                     std::vector<Watch> watches);
+                                     std::vector<Watch> watches, int death_signal = SIGTERM);
 
 }  // namespace popdist::cli

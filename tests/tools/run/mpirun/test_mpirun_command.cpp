@@ -275,12 +275,12 @@ TEST_CASE("':' among the program's words reaches it verbatim, ':' or --app in --
     options.mpi_local_args = {text};
     CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                       Catch::Matchers::Contains("--mpi-local-args") &&
-                          Catch::Matchers::Contains("would start another mpirun app context"));
+                          Catch::Matchers::Contains("would start another app context"));
     options.mpi_local_args.clear();
     options.mpi_global_args = {text};
     CHECK_THROWS_WITH(build_mpirun_command(plan, options, context_with(4)),
                       Catch::Matchers::Contains("--mpi-global-args") &&
-                          Catch::Matchers::Contains("would start another mpirun app context"));
+                          Catch::Matchers::Contains("would start another app context"));
     options.mpi_global_args.clear();
   }
   options.mpi_local_args = {"-x 'A=a : b'"};  // a quoted word that holds a ':' is one word, not a separator
