@@ -1,8 +1,10 @@
 #include "agent/host_fence.hpp"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -127,6 +129,17 @@ void HostFence::signal_program(int signal_number) {
   const pid_t group = ::getpgrp();
   if (group == ::getpid() && ::getpgid(program_) == group) ::kill(-group, signal_number);
   else ::kill(program_, signal_number);
+}
+
+int wait_for_program(pid_t pid, HostFence& fence) {
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  fence.program_ended();
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
 }
 
 }  // namespace popdist::cli

@@ -86,4 +86,8 @@ class HostFence {
 /// The host the agent's channel is elected under: POPDIST_CHANNEL_HOST (fake hosts), else the machine's name.
 [[nodiscard]] std::string fence_host_name();
 
+/// Waits for the program `pid` to end, tells `fence` before reaping it (its pid stays the
+/// program's until then, so the fence never signals a reused pid), and reaps it; its wait status.
+int wait_for_program(pid_t pid, HostFence& fence);
+
 }  // namespace popdist::cli

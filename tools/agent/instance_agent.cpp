@@ -132,18 +132,6 @@ int end_like(int status) {
   return 128 + signal_number;
 }
 
-/// Waits for the program to end, tells the fence before reaping it (its pid stays the program's
-/// until then), and reaps it; returns its wait status.
-int wait_for_program(pid_t pid, HostFence& fence) {
-  siginfo_t info{};
-  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  fence.program_ended();
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
 
 /// The program, its output and its end; returns its wait status.
 int run_program(const AgentOptions& options, int rank, std::unique_ptr<AgentChannel> channel,

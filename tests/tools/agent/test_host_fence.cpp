@@ -38,18 +38,6 @@ pid_t start_program(const char* script) {
   return pid;
 }
 
-/// Waits for `pid` as the agent does (the fence told before the reap); its wait status.
-int wait_like_the_agent(pid_t pid, HostFence& fence) {
-  siginfo_t info{};
-  while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
-  }
-  fence.program_ended();
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return status;
-}
-
 std::string file_text(const std::string& path) {
   std::ifstream file(path);
   std::stringstream text;
@@ -94,7 +82,7 @@ TEST_CASE("a fence on a program that popdist run no longer beats: SIGTERM, and t
   HostFence fence(FenceSettings{300ms, 5s}, 7, "cut-off-host", [heard] { return std::optional(heard); });
   const pid_t program = start_program("exec sleep 60");
   fence.watch(program, log);
-  const int status = wait_like_the_agent(program, fence);
+  const int status = wait_for_program(program, fence);
   CHECK(fence.fenced());
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGTERM);
@@ -111,7 +99,7 @@ TEST_CASE("a fence on a program that ignores SIGTERM: SIGKILL after the grace pe
   const pid_t program = start_program("trap '' TERM; while :; do sleep 0.05; done");
   std::this_thread::sleep_for(100ms);  // the trap set
   fence.watch(program, -1);
-  const int status = wait_like_the_agent(program, fence);
+  const int status = wait_for_program(program, fence);
   CHECK(fence.fenced());
   CHECK(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGKILL);
@@ -125,8 +113,8 @@ TEST_CASE("no fence while popdist run is heard, nor before it was ever heard", "
   const pid_t b = start_program("sleep 1.5");
   fresh.watch(a, -1);
   unheard.watch(b, -1);
-  const int status_a = wait_like_the_agent(a, fresh);
-  const int status_b = wait_like_the_agent(b, unheard);
+  const int status_a = wait_for_program(a, fresh);
+  const int status_b = wait_for_program(b, unheard);
   CHECK_FALSE(fresh.fenced());
   CHECK_FALSE(unheard.fenced());
   CHECK((WIFEXITED(status_a) && WEXITSTATUS(status_a) == 0));
