@@ -11,24 +11,14 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
+
+from bench_processes import run_timed  # spawn to exit, output discarded; fails loudly
 
 LAUNCHERS = {  # backend: (the bare launcher's name, its words for 2 copies of `true` on this machine)
     "openmpi": ("mpirun", ["-np", "2", "--bind-to", "none"] + (["--allow-run-as-root"] if os.geteuid() == 0 else [])),
     "hydra": ("mpiexec.hydra", ["-n", "2"]),
 }
-
-
-def run_timed(argv, env):
-    with open(os.devnull, "wb") as devnull:
-        start = time.perf_counter()
-        completed = subprocess.run(argv, env=env, stdout=devnull, stderr=subprocess.PIPE)
-        elapsed = time.perf_counter() - start
-    if completed.returncode != 0:
-        raise SystemExit(f"bench_backends: {argv} exited {completed.returncode}: {completed.stderr.decode()[-2000:]}")
-    return elapsed
 
 
 def contenders(cli):

@@ -261,15 +261,20 @@ def stalled_ignoring_sigterm(popdist):
                "time.sleep(300)", marker]
     try:
         result = run(popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "2", *program), env, timeout=60)
-        deadline = time.monotonic() + 10
-        while marked_processes(marker) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = marked_processes(marker)
+        left = left_after(marker, 10)
     finally:
         for pid in marked_processes(marker):
             os.kill(pid, signal.SIGKILL)  # ours: started by this check
     check(result.returncode != 0 and "(--stall-timeout): where each instance is" in result.stderr, describe(result))
     check(not left, f"left behind: {left}")
+
+
+def left_after(marker, seconds):
+    """The processes marked `marker` still there after at most `seconds` (none: all gone in time)."""
+    deadline = time.monotonic() + seconds
+    while marked_processes(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return marked_processes(marker)
 
 
 def marked_processes(marker):
@@ -302,10 +307,7 @@ def killed(popdist):
             check(len(marked_processes(marker)) >= 4, f"not running: {marked_processes(marker)}")  # agents, programs
             process.kill()
             process.wait()
-            deadline = time.monotonic() + 15
-            while marked_processes(marker) and time.monotonic() < deadline:
-                time.sleep(0.2)
-            left = marked_processes(marker)
+            left = left_after(marker, 15)
         finally:
             for pid in marked_processes(marker):
                 os.kill(pid, signal.SIGKILL)  # ours: started by this check
