@@ -101,7 +101,9 @@ MpirunCommand build_srun_command(const LaunchPlan& plan, const RunOptions& optio
   add_placement(command, plan, words);
   // A failed instance must not end the others by SIGKILL (a site's KillOnBadExit=1): popdist run
   // stops them itself, gracefully, and names the first failure.
-  command.argv.insert(command.argv.end(), {"--export", "ALL", "--kill-on-bad-exit=0"});
+  command.argv.insert(command.argv.end(), {"--export", "ALL", "--kill-on-bad-exit=0", "--disable-status"});
+  // srun's own SIGTERM is SIGKILL of every task; popdist run stops it with one SIGINT, which
+  // --disable-status passes on to every task at once (without, srun prints the tasks' status).
   command.decisions.push_back("srun passes popdist run's whole environment to every task (--export ALL)");
   command.decisions.push_back("--kill-on-bad-exit=0: popdist run ends the others itself after a failure");
   if (options.numa_aware) {

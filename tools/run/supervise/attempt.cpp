@@ -90,6 +90,18 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
   return watches;
 }
 
+/// How each launcher is told to stop (process_runner.hpp). hydra's mpiexec, SIGKILLed, ends every
+/// instance through its proxies; SIGTERM it would pass on. srun turns SIGTERM into SIGKILL of its
+/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running.
+LauncherSignals launcher_signals(Backend backend) {
+  switch (backend) {
+    case Backend::openmpi: return {};
+    case Backend::hydra: return {SIGKILL, 0, SIGKILL};
+    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM};
+  }
+  return {};
+}
+
 /// How the attempt ended: the lost-host watch's verdict, else -- unless a signal stopped the job --
 /// mpirun's status checked against what the agents said.
 AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, WatchedRun run, bool stopped,
@@ -140,10 +152,8 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   };
   const StackQueryService queries(job_dir.path(), gather);
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  // hydra's mpiexec, SIGKILLed, ends every instance through its proxies; SIGTERM it would pass on.
-  const int death_signal = launcher.backend == Backend::hydra ? SIGKILL : SIGTERM;
-  const auto run =
-      run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher), death_signal);
+  const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher),
+                               launcher_signals(launcher.backend));
   const bool stopped = stop_signal_received() != 0;
   const auto end = attempt_end(job, records, run, stopped, launcher.backend);
   report_attempt(job, attempt, start, end, stopped, records);

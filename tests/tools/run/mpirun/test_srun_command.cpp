@@ -46,7 +46,7 @@ TEST_CASE("srun: one step of N tasks, the agent in front, shared variables throu
   const auto plan = popdist::cli::plan_launch(4, 4, 1, {});
   const auto argv = build_srun_command(plan, options_for(4), context()).argv;
   CHECK(has_sequence(argv, {"srun", "--ntasks", "4", "--nodes", "1", "--ntasks-per-node", "4"}));
-  CHECK(has_sequence(argv, {"--export", "ALL", "--kill-on-bad-exit=0"}));
+  CHECK(has_sequence(argv, {"--export", "ALL", "--kill-on-bad-exit=0", "--disable-status"}));
   const auto env = std::find(argv.begin(), argv.end(), "env");
   REQUIRE(env != argv.end());
   // one word each, commas and all: srun's --export=NAME=VALUE would split at the comma
