@@ -52,8 +52,11 @@ void add_placement(MpirunCommand& command, const LaunchPlan& plan, const std::ve
   auto& argv = command.argv;
   const int per_host = plan.hosts.empty() ? plan.num_instances : plan.hosts.front().num_instances;
   const int hosts = plan.hosts.empty() ? 1 : static_cast<int>(plan.hosts.size());
-  argv.insert(argv.end(), {"--nodes", std::to_string(hosts), "--ntasks-per-node", std::to_string(per_host),
-                           "--distribution", "block"});
+  argv.insert(argv.end(), {"--nodes", std::to_string(hosts)});
+  // On one node it says nothing more, and Slurm refuses a --ntasks-per-node above the node's CPUs
+  // even with --overcommit ("Requested node configuration is not available", measured).
+  if (hosts > 1) argv.insert(argv.end(), {"--ntasks-per-node", std::to_string(per_host)});
+  argv.insert(argv.end(), {"--distribution", "block"});
   if (plan.explicit_hosts) {
     std::string names;
     for (const auto& host : plan.hosts) names += fmt::format("{}{}", names.empty() ? "" : ",", host.name);

@@ -45,7 +45,8 @@ MpirunContext context() {
 TEST_CASE("srun: one step of N tasks, the agent in front, shared variables through env", "[srun]") {
   const auto plan = popdist::cli::plan_launch(4, 4, 1, {});
   const auto argv = build_srun_command(plan, options_for(4), context()).argv;
-  CHECK(has_sequence(argv, {"srun", "--ntasks", "4", "--nodes", "1", "--ntasks-per-node", "4"}));
+  // one node: no --ntasks-per-node, which Slurm refuses above the node's CPUs even when overcommitting
+  CHECK(has_sequence(argv, {"srun", "--ntasks", "4", "--nodes", "1", "--distribution", "block"}));
   CHECK(has_sequence(argv, {"--export", "ALL", "--kill-on-bad-exit=0", "--disable-status"}));
   const auto env = std::find(argv.begin(), argv.end(), "env");
   REQUIRE(env != argv.end());
@@ -53,7 +54,7 @@ TEST_CASE("srun: one step of N tasks, the agent in front, shared variables throu
   CHECK(Words(env, argv.end()) == Words{"env", "MASTER_ADDR=10.0.0.5", "MASTER_PORT=29500", "POPDIST_RESTART_COUNT=0",
                                         "MY VALUE=a,b $HOME 'q'", "popdist", "_instance", "--plan", "4,4,1,1",
                                         "--tag-output", "--", "prog", "arg 1"});
-  for (const std::string word : {"--nodelist", "--overcommit", "--label", "-x", "--mca"}) {
+  for (const std::string word : {"--nodelist", "--overcommit", "--label", "-x", "--mca", "--ntasks-per-node"}) {
     INFO(word);
     CHECK_FALSE(has(argv, word));
   }
