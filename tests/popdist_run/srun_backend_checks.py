@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from hydra_backend_checks import marked_processes, left_after, per_instance, wait_for
+from hydra_backend_checks import STALLED, marked_processes, left_after, per_instance, wait_for
 from launcher_common import check, describe, main, run
 from testbed_checks import slurm_environment
 
@@ -127,6 +127,53 @@ def signals(popdist, testbed):
         check(process.returncode != 0, f"exit {process.returncode}")
 
 
+def interrupt(popdist, testbed):
+    """Ctrl-C (SIGINT to popdist run): one SIGINT to every instance, whose handler runs; the status
+    is the instances' (7)."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        program = (f'trap "echo int-$RANK >> {tmp}/int; stop=1" INT; echo ready-$RANK >> {tmp}/ready; '
+                   'while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 7')
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "sh", "-c", program),
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        check(sorted(open(f"{tmp}/int").read().split()) == ["int-0", "int-1"], f"exit {process.returncode}\n{err}")
+        check(process.returncode == 7, f"exit {process.returncode}\n{out}\n{err}")
+
+
+def stacks_and_stall(popdist, testbed):
+    """`popdist stacks` reaches the Python instances of an srun job on both nodes, and
+    --stall-timeout ends a silent job with the report of where each instance is (exit 125)."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp  # this job's directory, apart from any other job's
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2",
+                                               "--stall-timeout", "5", sys.executable, "-c", STALLED),
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not [d for d in os.listdir(tmp) if d.startswith("popdist-run-")]:
+                time.sleep(0.1)
+            time.sleep(2)  # the instances are in waiting_here
+            job_dirs = [os.path.join(tmp, d) for d in os.listdir(tmp) if d.startswith("popdist-run-")]
+            check(len(job_dirs) == 1, f"job directories: {job_dirs}")
+            stacks = run([popdist, "stacks", "--job-dir", job_dirs[0]], env, timeout=30)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    check(stacks.returncode == 0 and "instance 0: <string>:3 in waiting_here" in stacks.stdout
+          and "instance 1: <string>:3 in waiting_here" in stacks.stdout, describe(stacks))
+    check(process.returncode == 125 and "(--stall-timeout): where each instance is" in err
+          and err.count("in waiting_here") >= 2, f"exit {process.returncode}\n{out}\n{err}")
+
+
 def killed(popdist, testbed):
     """popdist run killed with SIGKILL leaves no instance, agent or srun behind."""
     env = slurm_environment(popdist, testbed)
@@ -166,7 +213,8 @@ def restarts_in_allocation(popdist, testbed):
 
 CHECKS = {
     "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
-    "failing-instance": failing_instance, "signals": signals, "killed": killed,
+    "failing-instance": failing_instance, "signals": signals, "interrupt": interrupt,
+    "stacks-and-stall": stacks_and_stall, "killed": killed,
     "restarts-in-allocation": restarts_in_allocation,
 }
 
