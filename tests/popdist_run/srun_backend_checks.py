@@ -26,9 +26,8 @@ def dry_run(popdist, testbed):
     env = slurm_environment(popdist, testbed)
     result = run(popdist_run(popdist, "--dry-run", "--num-instances", "4", "--host", "n1,n2", "true"), env)
     check(result.returncode == 0, describe(result))
-    check(result.stdout.startswith("srun --ntasks 4 --nodes 2 --ntasks-per-node 2 --distribution block --nodelist "
-                                   "n1,n2 --export ALL --kill-on-bad-exit=0 --disable-status env MASTER_ADDR="),
-          describe(result))
+    check(result.stdout.startswith("srun --ntasks 4 --distribution arbitrary --nodelist n1,n1,n2,n2 --export ALL "
+                                   "--kill-on-bad-exit=0 --disable-status env MASTER_ADDR="), describe(result))
     check(re.search(r"^popdist run: backend srun: Slurm \S+ at /usr/bin/srun$", result.stderr, re.M), describe(result))
     # auto: srun only where no MPI launcher is found
     with tempfile.TemporaryDirectory() as tmp:
@@ -45,7 +44,8 @@ def two_nodes(popdist, testbed):
     env = dict(slurm_environment(popdist, testbed), MY_VALUE="a,b  $HOME 'q' \"d\"")
     program = ('printf "%s|%s|%s|%s|%s\\n" "$(hostname)" "$POPDIST_REPLICA_INDEX_OFFSET" "$RANK" "$LOCAL_RANK" '
                '"$MY_VALUE"; echo "err $RANK" >&2; printf "one line in "; sleep 0.2; printf "two pieces\\n"')
-    result = run(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "4", "--num-replicas", "8",
+    # n2 first: the plan's order, not Slurm's node order
+    result = run(popdist_run(popdist, "--host", "n2,n1", "--num-instances", "4", "--num-replicas", "8",
                              "sh", "-c", program), env, timeout=90)
     check(result.returncode == 0, describe(result))
     lines = per_instance(result.stdout)
@@ -53,7 +53,7 @@ def two_nodes(popdist, testbed):
     for instance, output in lines.items():
         check(output[-1] == "one line in two pieces", f"instance {instance}: the last line is {output[-1]!r}")
         host, offset, rank, local, value = output[0].split("|")
-        expected = (f"n{instance // 2 + 1}", str(2 * instance), str(instance), str(instance % 2))
+        expected = (f"n{2 - instance // 2}", str(2 * instance), str(instance), str(instance % 2))
         check((host, offset, rank, local) == expected, f"instance {instance}: {output[0]}, expected {expected}")
         check(value == env["MY_VALUE"], f"MY_VALUE reached the instance as {value!r}")
     errors = per_instance("".join(line + "\n" for line in result.stderr.splitlines() if line.startswith("[1,")),
@@ -62,15 +62,15 @@ def two_nodes(popdist, testbed):
 
 
 def oversubscription(popdist, testbed):
-    """n1 has 4 CPUs; 6 instances on its 4 slots need srun's --overcommit."""
+    """n1 and n2 have 4 CPUs each; 6 instances on each node's 4 slots need srun's --overcommit."""
     env = slurm_environment(popdist, testbed)
     with tempfile.NamedTemporaryFile("w", suffix=".hosts") as hostfile:
-        hostfile.write("n1 slots=4\n")
+        hostfile.write("n1 slots=4\nn2 slots=4\n")
         hostfile.flush()
-        result = run(popdist_run(popdist, "--hostfile", hostfile.name, "--num-instances", "6", "sh", "-c",
+        result = run(popdist_run(popdist, "--hostfile", hostfile.name, "--num-instances", "12", "sh", "-c",
                                  'echo "$(hostname) $POPDIST_LOCAL_INSTANCE_INDEX"'), env, timeout=90)
     check(result.returncode == 0, describe(result))
-    check(per_instance(result.stdout) == {i: [f"n1 {i}"] for i in range(6)}, describe(result))
+    check(per_instance(result.stdout) == {i: [f"n{i // 6 + 1} {i % 6}"] for i in range(12)}, describe(result))
 
 
 def failing_instance(popdist, testbed):

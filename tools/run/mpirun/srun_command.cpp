@@ -44,23 +44,22 @@ void refuse_foreign_words(const std::vector<std::string>& words, std::string_vie
   }
 }
 
-// Placement: the plan puts the same number of instances on every host, in blocks (instance i on
-// host i / (instances / hosts)), which is srun's block distribution with --ntasks-per-node. Slurm
-// has no slots: a host given more instances than its slots gets --overcommit (one CPU per task
-// otherwise), as Open MPI's --oversubscribe.
+// Placement: instance i runs on the plan's host of instance i. With hosts (--host, --hostfile, an
+// allocation's nodes), srun's arbitrary distribution says so exactly: --nodelist names each
+// task's node in task order (block distribution would follow Slurm's node order, not the plan's,
+// and Slurm refuses a --ntasks-per-node above a node's CPUs even with --overcommit -- measured).
+// Without hosts, one node of Slurm's choosing. Slurm has no slots: a host given more instances
+// than its slots gets --overcommit (one CPU per task otherwise), as Open MPI's --oversubscribe.
 void add_placement(MpirunCommand& command, const LaunchPlan& plan, const std::vector<std::string>& words) {
   auto& argv = command.argv;
-  const int per_host = plan.hosts.empty() ? plan.num_instances : plan.hosts.front().num_instances;
-  const int hosts = plan.hosts.empty() ? 1 : static_cast<int>(plan.hosts.size());
-  argv.insert(argv.end(), {"--nodes", std::to_string(hosts)});
-  // On one node it says nothing more, and Slurm refuses a --ntasks-per-node above the node's CPUs
-  // even with --overcommit ("Requested node configuration is not available", measured).
-  if (hosts > 1) argv.insert(argv.end(), {"--ntasks-per-node", std::to_string(per_host)});
-  argv.insert(argv.end(), {"--distribution", "block"});
   if (plan.explicit_hosts) {
     std::string names;
-    for (const auto& host : plan.hosts) names += fmt::format("{}{}", names.empty() ? "" : ",", host.name);
-    argv.insert(argv.end(), {"--nodelist", names});
+    for (const auto& instance : plan.instances) {
+      names += fmt::format("{}{}", names.empty() ? "" : ",", plan.hosts[static_cast<std::size_t>(instance.host)].name);
+    }
+    argv.insert(argv.end(), {"--distribution", "arbitrary", "--nodelist", names});
+  } else {
+    argv.insert(argv.end(), {"--nodes", "1"});
   }
   const bool over = std::any_of(plan.hosts.begin(), plan.hosts.end(), [](const PlannedHost& host) {
     return host.slots && host.num_instances > *host.slots;
