@@ -196,12 +196,19 @@ def killed(popdist, testbed):
 
 
 def restarts_in_allocation(popdist, testbed):
-    """--max-restarts inside an allocation: each attempt a new step of the same job."""
+    """--max-restarts inside an allocation: each attempt a new step of the same job; --log-dir keeps
+    each attempt's output per instance."""
     env = slurm_environment(popdist, testbed)
     program = 'echo "step $SLURM_JOB_ID.$SLURM_STEP_ID attempt $POPDIST_RESTART_COUNT"; [ "$POPDIST_RESTART_COUNT" = 1 ]'
-    result = run(["salloc", "-N2", "-n2", "--time=2", *popdist_run(popdist, "--max-restarts", "1",
-                                                                  "--num-instances", "2", "sh", "-c", program)],
-                 env, timeout=120)
+    with tempfile.TemporaryDirectory() as logs:
+        result = run(["salloc", "-N2", "-n2", "--time=2",
+                      *popdist_run(popdist, "--max-restarts", "1", "--log-dir", logs, "--tee", "--num-instances", "2",
+                                   "sh", "-c", program)], env, timeout=120)
+        logged = {}
+        for attempt in (0, 1):
+            for instance in (0, 1):
+                path = os.path.join(logs, f"attempt_{attempt}", str(instance), "stdout.log")
+                logged[(attempt, instance)] = open(path).read() if os.path.exists(path) else None
     check(result.returncode == 0 and "restarting the whole job" in result.stderr, describe(result))
     lines = per_instance(result.stdout)
     steps = {line.split()[1] for output in lines.values() for line in output}
@@ -209,6 +216,9 @@ def restarts_in_allocation(popdist, testbed):
     check(len(steps) == 2 and len(jobs) == 1, f"steps {steps}\n{describe(result)}")
     check(sorted(line.split()[-1] for output in lines.values() for line in output) == ["0", "0", "1", "1"],
           describe(result))
+    for (attempt, instance), text in logged.items():
+        check(text is not None and re.fullmatch(rf"step {sorted(jobs)[0]}\.\d+ attempt {attempt}\n", text),
+              f"--log-dir, attempt {attempt} instance {instance}: {text!r}")
 
 
 CHECKS = {
