@@ -15,6 +15,7 @@ import time
 
 from hydra_backend_checks import STALLED, marked_processes, left_after, per_instance, wait_for
 from launcher_common import check, describe, main, run
+from slurm_job_checks import job_field, read, submit
 from testbed_checks import slurm_environment
 
 
@@ -221,11 +222,41 @@ def restarts_in_allocation(popdist, testbed):
               f"--log-dir, attempt {attempt} instance {instance}: {text!r}")
 
 
+def batch_recipe(popdist, testbed):
+    """The Slurm recipe for srun sites: `exec popdist run --backend srun` in an sbatch script; a
+    SIGUSR1 to the batch shell (as `#SBATCH --signal=B:USR1@60` sends it; here `scancel --batch`)
+    reaches each instance once, on both nodes, and the job ends by itself."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        program = (f'trap "echo usr1-$RANK-$(hostname) >> {tmp}/usr1" USR1; echo ready-$RANK >> {tmp}/ready; '
+                   f'i=0; while [ $i -lt 300 ] && [ ! -e {tmp}/end ]; do sleep 0.1; i=$((i+1)); done; echo done-$RANK')
+        job = submit(env, tmp, f"exec {popdist} run --backend srun --num-instances 2 sh -c '{program}'\n")
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            signalled = run(["scancel", "--batch", "--signal=USR1", job], env)
+            check(signalled.returncode == 0, describe(signalled))
+            wait_for(f"{tmp}/usr1", 2)
+            time.sleep(1)  # a second delivery would arrive by now
+            open(f"{tmp}/end", "w").close()
+            deadline = time.monotonic() + 60
+            while job_field(env, job, "JobState") not in ("COMPLETED", "FAILED", "CANCELLED") \
+                    and time.monotonic() < deadline:
+                time.sleep(0.2)
+            state = job_field(env, job, "JobState")
+        finally:
+            run(["scancel", job], env)
+        usr1 = sorted(open(f"{tmp}/usr1").read().split())
+        out = read(os.path.join(tmp, "out"))
+    check(usr1 == ["usr1-0-n1", "usr1-1-n2"], f"SIGUSR1 deliveries: {usr1}\n{out}")
+    check(state == "COMPLETED" and "[1,0]<stdout>:done-0" in out and "[1,1]<stdout>:done-1" in out,
+          f"job {job}: {state}\n{out}")
+
+
 CHECKS = {
     "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
     "failing-instance": failing_instance, "signals": signals, "interrupt": interrupt,
     "stacks-and-stall": stacks_and_stall, "killed": killed,
-    "restarts-in-allocation": restarts_in_allocation,
+    "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe,
 }
 
 if __name__ == "__main__":
