@@ -39,15 +39,24 @@ namespace {
 // How many lines of stderr the failure report shows.
 constexpr std::size_t kKeptErrorLines = 20;
 
-// The rank the launcher gives each process: Open MPI's, else hydra's (MPICH, Intel MPI).
+// The rank the launcher gives each process: Open MPI's, else hydra's (MPICH, Intel MPI), else
+// srun's (a step without PMI: --mpi=none). Under Open MPI or hydra inside an allocation, the
+// daemons' SLURM_PROCID is theirs, not the instance's: it comes last.
+const char* rank_variable() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    if (std::getenv(name) != nullptr) return name;
+  }
+  return "OMPI_COMM_WORLD_RANK";
+}
+
 int rank_from_environment(int instances) {
-  const char* name = std::getenv("OMPI_COMM_WORLD_RANK") != nullptr ? "OMPI_COMM_WORLD_RANK" : "PMI_RANK";
+  const char* name = rank_variable();
   const char* text = std::getenv(name);
   char* end = nullptr;
   const long rank = text != nullptr ? std::strtol(text, &end, 10) : -1;
   if (text == nullptr || *text == '\0' || *end != '\0' || rank < 0 || rank >= instances) {
     throw UsageError(std::string(name) + "=" + (text != nullptr ? text : "(unset)") +
-                     ": expected the rank that the launcher (Open MPI's mpirun, hydra's mpiexec) gives each process, "
+                     ": expected the rank that the launcher (Open MPI's mpirun, hydra's mpiexec, Slurm's srun) gives each process, "
                      "0.." + std::to_string(instances - 1));
   }
   return static_cast<int>(rank);

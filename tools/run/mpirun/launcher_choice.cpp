@@ -61,13 +61,13 @@ std::string_view what_to_do(BackendChoice choice) {
     case BackendChoice::srun: return "run inside a Slurm cluster with srun on PATH, or choose another --backend";
     case BackendChoice::automatic: break;
   }
-  return "install Open MPI (openmpi-bin) or MPICH (mpich), or put its bin directory on PATH, or name one with "
-         "--backend";
+  return "install Open MPI (openmpi-bin) or MPICH (mpich), or put its bin directory (or Slurm's srun) on PATH, or "
+         "name one with --backend";
 }
 
 bool wanted(BackendChoice choice, Backend backend) {
   switch (choice) {
-    case BackendChoice::automatic: return backend != Backend::srun;
+    case BackendChoice::automatic: return true;  // srun only when no MPI launcher is there (candidates' order)
     case BackendChoice::openmpi: return backend == Backend::openmpi;
     case BackendChoice::hydra: return backend == Backend::hydra;
     case BackendChoice::srun: return backend == Backend::srun;
@@ -94,7 +94,8 @@ std::vector<std::string> launcher_candidates(BackendChoice choice) {
     case BackendChoice::srun: return {"srun"};
     case BackendChoice::automatic: break;
   }
-  return {"mpirun", "mpiexec"};
+  // An MPI launcher the user has always comes first: srun only where neither is found.
+  return {"mpirun", "mpiexec", "srun"};
 }
 
 std::optional<std::string> version_output(const std::string& path, const std::string& name,

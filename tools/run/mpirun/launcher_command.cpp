@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "popdist/error.hpp"
 #include "run/mpirun/hydra_command.hpp"
+#include "run/mpirun/srun_command.hpp"
 
 namespace popdist::cli {
 
@@ -18,11 +18,7 @@ MpirunCommand build_launcher_command(const Launcher& launcher, const LaunchPlan&
   switch (launcher.backend) {
     case Backend::openmpi: command = build_mpirun_command(plan, options, context); break;
     case Backend::hydra: command = build_hydra_command(plan, options, context); break;
-    case Backend::srun:
-      throw UsageError(fmt::format("--backend srun: popdist run does not drive Slurm's srun yet (found {}); inside an "
-                                   "allocation use --backend openmpi or hydra, whose launchers start their daemons "
-                                   "with srun (docs/guide/launchers.md)",
-                                   describe_launcher(launcher)));
+    case Backend::srun: command = build_srun_command(plan, options, context); break;
   }
   command.launcher = describe_launcher(launcher);
   return command;

@@ -82,8 +82,8 @@ void add_long_job_options(CLI::App& sub, RunOptions& options) {
 void add_backend_option(CLI::App& sub, RunOptions& options) {
   sub.add_option_function<std::string>(
          "--backend", [&options](const std::string& word) { options.backend = *parse_backend_choice(word); },
-         "The launcher popdist run drives, told by its --version: auto (mpirun, else mpiexec, on PATH), openmpi "
-         "(Open MPI's mpirun), hydra (MPICH's or Intel MPI's mpiexec), srun (not yet) [default: auto]")
+         "The launcher popdist run drives, told by its --version: auto (mpirun, else mpiexec, else srun, on PATH), openmpi "
+         "(Open MPI's mpirun), hydra (MPICH's or Intel MPI's mpiexec), srun (Slurm's) [default: auto]")
       ->check(CLI::IsMember({"auto", "openmpi", "hydra", "srun"}))
       ->type_name("auto|openmpi|hydra|srun")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

@@ -75,8 +75,9 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
   }
   const auto first_failure = [&records] { return first_failure_status(records.snapshot()); };
   watches.push_back(hung_teardown_watch(kUnreapedLimit, first_failure, launcher.path));
-  if (launcher.backend == Backend::hydra) {
-    // hydra lets the others run on after a failure; SIGTERM, passed on by hydra, ends them gracefully.
+  if (launcher.backend != Backend::openmpi) {
+    // hydra and srun (--kill-on-bad-exit=0) let the others run on after a failure; SIGTERM, passed
+    // on by hydra or srun's step, ends them gracefully.
     const auto grace = std::chrono::seconds(options.grace_period + 2);
     // A stopped job's instances end by the stop signal: not a failure to end the job for.
     const auto unstopped_failure = [first_failure] {
@@ -89,14 +90,26 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
   return watches;
 }
 
+/// How each launcher is told to stop (process_runner.hpp). hydra's mpiexec, SIGKILLed, ends every
+/// instance through its proxies; SIGTERM it would pass on. srun turns SIGTERM into SIGKILL of its
+/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running.
+LauncherSignals launcher_signals(Backend backend) {
+  switch (backend) {
+    case Backend::openmpi: return {};
+    case Backend::hydra: return {SIGKILL, 0, SIGKILL};
+    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM};
+  }
+  return {};
+}
+
 /// How the attempt ended: the lost-host watch's verdict, else -- unless a signal stopped the job --
 /// mpirun's status checked against what the agents said.
 AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, WatchedRun run, bool stopped,
                        Backend backend) {
-  const bool hydra = backend == Backend::hydra;
+  const bool hydra = backend != Backend::openmpi;
   if (run.status != 0 || !stopped || hydra) settle(records);
   // hydra's own status combines the raw statuses, and is 0 after a Ctrl-C whatever the instances
-  // did; popdist's is the first failure's, as its agent told it.
+  // did (srun's is the highest); popdist's is the first failure's, as its agent told it.
   const auto first_failure = first_failure_status(records.snapshot());
   if (hydra && !run.verdict && first_failure) run.status = *first_failure;
   if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
@@ -139,10 +152,8 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   };
   const StackQueryService queries(job_dir.path(), gather);
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  // hydra's mpiexec, SIGKILLed, ends every instance through its proxies; SIGTERM it would pass on.
-  const int death_signal = launcher.backend == Backend::hydra ? SIGKILL : SIGTERM;
-  const auto run =
-      run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher), death_signal);
+  const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher),
+                               launcher_signals(launcher.backend));
   const bool stopped = stop_signal_received() != 0;
   const auto end = attempt_end(job, records, run, stopped, launcher.backend);
   report_attempt(job, attempt, start, end, stopped, records);

@@ -27,6 +27,7 @@ struct HandlerShared {
   volatile sig_atomic_t child_pid = 0;
   volatile sig_atomic_t stop_signal = 0;
   volatile sig_atomic_t own_group = 0;  ///< the child has a process group of its own (under nohup)
+  volatile sig_atomic_t stop_as = 0;    ///< LauncherSignals::stop of the run
 };
 HandlerShared g_handler_shared;
 
@@ -43,8 +44,10 @@ void forward_signal(int signal, siginfo_t* info, void*) {
   auto& shared = g_handler_shared;
   const bool from_a_process =
       shared.own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
-  if (signal == SIGINT || signal == SIGTERM || signal == SIGHUP) shared.stop_signal = signal;
-  if (shared.child_pid > 0 && from_a_process) ::kill(shared.child_pid, signal);
+  const bool stop = signal == SIGINT || signal == SIGTERM || signal == SIGHUP;
+  if (stop) shared.stop_signal = signal;
+  const int sent = stop && shared.stop_as != 0 ? static_cast<int>(shared.stop_as) : signal;
+  if (shared.child_pid > 0 && from_a_process) ::kill(shared.child_pid, sent);
   if (signal == SIGTSTP) ::raise(SIGSTOP);
 }
 
@@ -71,9 +74,10 @@ pid_t wait_for(pid_t pid, int& status) {
 /// Ends `pid` as `verdict` says: SIGKILL at once, or SIGTERM and then (sigterm_then_sigkill)
 /// SIGKILL when it is still there after the verdict's grace. Returns what waitpid returned;
 /// `status` becomes the verdict's status (as a wait status).
-pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status) {
+pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status, const LauncherSignals& signals) {
   using Ending = WatchVerdict::Ending;
-  ::kill(pid, verdict.ending == Ending::sigkill ? SIGKILL : SIGTERM);
+  const int stop = signals.stop != 0 ? signals.stop : SIGTERM;
+  ::kill(pid, verdict.ending == Ending::sigkill ? signals.kill : stop);
   pid_t waited = 0;
   if (verdict.ending == Ending::sigterm_then_sigkill) {
     const auto deadline = std::chrono::steady_clock::now() + verdict.grace;
@@ -81,7 +85,7 @@ pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status) {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       waited = ::waitpid(pid, &status, WNOHANG);
     }
-    if (waited != pid) ::kill(pid, SIGKILL);
+    if (waited != pid) ::kill(pid, signals.kill);
   }
   if (waited != pid) waited = wait_for(pid, status);
   status = W_EXITCODE(verdict.status, 0);
@@ -109,7 +113,7 @@ void pause_for_child(int pidfd, std::chrono::milliseconds period) {
 
 /// waitpid for `pid`, polling every 100 ms (at once when it ends), asking every watch every half
 /// second (a watch may read /proc); the first verdict ends the program as it says.
-Waited wait_watched(pid_t pid, std::vector<Watch>& watches) {
+Waited wait_watched(pid_t pid, std::vector<Watch>& watches, const LauncherSignals& signals) {
   constexpr auto poll = std::chrono::milliseconds(100);
   constexpr int polls_per_look = 5;
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // Linux 5.3 on; else -1: sleep
@@ -128,7 +132,7 @@ Waited wait_watched(pid_t pid, std::vector<Watch>& watches) {
     for (auto& watch : watches) {
       result.verdict = watch(pid);
       if (result.verdict) {
-        result.waited = end_as_told(pid, *result.verdict, result.status);
+        result.waited = end_as_told(pid, *result.verdict, result.status, signals);
         return result;
       }
     }
@@ -163,6 +167,7 @@ class ForwardedSignals {
   ~ForwardedSignals() {
     for (int i = 0; i < kForwardedCount; ++i) ::sigaction(kForwardedSignals[i], &previous_[i], nullptr);
     g_handler_shared.child_pid = 0;
+    g_handler_shared.stop_as = 0;
   }
   ForwardedSignals(const ForwardedSignals&) = delete;
   ForwardedSignals& operator=(const ForwardedSignals&) = delete;
@@ -212,7 +217,7 @@ int run_and_wait(const std::string& path, const std::vector<std::string>& argv) 
 }
 
 WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv, std::vector<Watch> watches,
-                       int death_signal) {
+                       LauncherSignals launcher_signals) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -231,7 +236,8 @@ WatchedRun run_watched(const std::string& path, const std::vector<std::string>& 
     ::close(status_pipe[1]);
     throw Error(fmt::format("cannot start {}: fork failed: {}", path, std::strerror(error)));
   }
-  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals, death_signal);
+  if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals, launcher_signals.death);
+  g_handler_shared.stop_as = launcher_signals.stop;
   g_handler_shared.child_pid = pid;
   signals.unblock();
   ::close(status_pipe[1]);
@@ -241,7 +247,7 @@ WatchedRun run_watched(const std::string& path, const std::vector<std::string>& 
   if (watches.empty()) {
     waited.waited = wait_for(pid, waited.status);
   } else {
-    waited = wait_watched(pid, watches);
+    waited = wait_watched(pid, watches, launcher_signals);
   }
   if (exec_error != 0) throw Error(fmt::format("cannot start {}: {}", path, std::strerror(exec_error)));
   if (waited.waited < 0) throw Error(fmt::format("waitpid for {} failed: {}", path, std::strerror(errno)));

@@ -30,12 +30,23 @@ struct WatchedRun {
 /// it). Throws popdist::Error when the process cannot be started (naming the program and strerror).
 [[nodiscard]] int run_and_wait(const std::string& path, const std::vector<std::string>& argv);
 
+/// How the launcher is told to stop. `death`: what it gets when popdist run dies without
+/// forwarding anything (hydra's mpiexec: SIGKILL, after which its proxies end every instance; on
+/// SIGTERM it would wait for instances that ignore it). `stop`: the signal a stop (SIGINT,
+/// SIGTERM, SIGHUP, or a watch's graceful ending) is sent as; 0: as received, SIGTERM for a watch.
+/// `kill`: a watch's forced ending. Slurm's srun turns a SIGTERM of its own into SIGKILL of every
+/// task, and SIGKILLed it leaves the step running: it is stopped with SIGINT (--disable-status
+/// passes one on to every task) and forced with SIGTERM.
+struct LauncherSignals {
+  int death = SIGTERM;
+  int stop = 0;
+  int kill = SIGKILL;
+};
+
 /// run_and_wait() under `watches` (watch.hpp): each is asked every half second, in order, while
-/// the program runs; the first verdict ends the program as it says, and the status is then the
-/// verdict's. `death_signal` is what the program gets when popdist run dies without forwarding
-/// anything (hydra's mpiexec: SIGKILL, after which its proxies end every instance; on SIGTERM it
-/// would wait for instances that ignore it).
+/// the program runs; the first verdict ends the program as it says (with `signals`), and the
+/// status is then the verdict's.
 [[nodiscard]] WatchedRun run_watched(const std::string& path, const std::vector<std::string>& argv,
-                                     std::vector<Watch> watches, int death_signal = SIGTERM);
+                                     std::vector<Watch> watches, LauncherSignals signals = {});
 
 }  // namespace popdist::cli

@@ -124,6 +124,19 @@ TEST_CASE("the first candidate that is the backend asked for wins", "[launcher]"
   CHECK(hydra.launcher->description == "MPICH hydra 4.0.2");
 }
 
+TEST_CASE("auto: srun only where no MPI launcher is on PATH", "[launcher]") {
+  ScriptDir dir;
+  dir.add("srun", "cat " + std::string(POPDIST_LAUNCHER_VERSIONS) + "/slurm-22.05.8.txt");
+  const auto only_srun = popdist::cli::find_launcher(BackendChoice::automatic, path_lookup(dir.path.string()));
+  REQUIRE(only_srun.launcher);
+  CHECK(only_srun.launcher->backend == Backend::srun);
+  CHECK(only_srun.launcher->description == "Slurm 22.05.8");
+  dir.add("mpiexec", "cat " + std::string(POPDIST_LAUNCHER_VERSIONS) + "/mpich-4.0.2-hydra.txt");
+  const auto with_hydra = popdist::cli::find_launcher(BackendChoice::automatic, path_lookup(dir.path.string()));
+  REQUIRE(with_hydra.launcher);
+  CHECK(with_hydra.launcher->backend == Backend::hydra);  // never silently srun over the user's MPI launcher
+}
+
 TEST_CASE("no launcher of the backend asked for: a refusal naming what was found and what to do", "[launcher]") {
   ScriptDir dir;
   dir.add("mpirun", "echo 'mpirun (Other MPI) 9.9'");

@@ -1,0 +1,263 @@
+"""`popdist run --backend srun`: whole jobs under the real srun of the project's Slurm testbed (2
+nodes, n1 and n2, fixture popdist_run.slurm.up), outside an allocation (srun makes its own) and
+inside one (salloc: each attempt a new step). The programs need no MPI: `sh -c` and python.
+
+Usage: srun_backend_checks.py <check> <popdist> <testbed>"""
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from hydra_backend_checks import STALLED, marked_processes, left_after, per_instance, wait_for
+from launcher_common import check, describe, main, run
+from slurm_job_checks import job_field, read, submit
+from testbed_checks import slurm_environment
+
+
+def popdist_run(popdist, *words):
+    return [popdist, "run", "--backend", "srun", *words]
+
+
+def dry_run(popdist, testbed):
+    env = slurm_environment(popdist, testbed)
+    result = run(popdist_run(popdist, "--dry-run", "--num-instances", "4", "--host", "n1,n2", "true"), env)
+    check(result.returncode == 0, describe(result))
+    check(result.stdout.startswith("srun --ntasks 4 --distribution arbitrary --nodelist n1,n1,n2,n2 --export ALL "
+                                   "--kill-on-bad-exit=0 --disable-status env MASTER_ADDR="), describe(result))
+    check(re.search(r"^popdist run: backend srun: Slurm \S+ at /usr/bin/srun$", result.stderr, re.M), describe(result))
+    # auto: srun only where no MPI launcher is found
+    with tempfile.TemporaryDirectory() as tmp:
+        os.symlink("/usr/bin/srun", os.path.join(tmp, "srun"))
+        path = os.path.dirname(os.path.abspath(popdist)) + os.pathsep + tmp
+        auto = run([popdist, "run", "--dry-run", "--num-instances", "2", "true"], dict(env, PATH=path))
+        check(auto.returncode == 0 and auto.stdout.startswith("srun --ntasks 2 ") and "backend srun" in auto.stderr,
+              describe(auto))
+
+
+def two_nodes(popdist, testbed):
+    """Output in whole lines with popdist's tag, POPDIST_* and torchrun variables per instance, the
+    user's environment as it is, the instances where the plan puts them."""
+    env = dict(slurm_environment(popdist, testbed), MY_VALUE="a,b  $HOME 'q' \"d\"")
+    program = ('printf "%s|%s|%s|%s|%s\\n" "$(hostname)" "$POPDIST_REPLICA_INDEX_OFFSET" "$RANK" "$LOCAL_RANK" '
+               '"$MY_VALUE"; echo "err $RANK" >&2; printf "one line in "; sleep 0.2; printf "two pieces\\n"')
+    # n2 first: the plan's order, not Slurm's node order
+    result = run(popdist_run(popdist, "--host", "n2,n1", "--num-instances", "4", "--num-replicas", "8",
+                             "sh", "-c", program), env, timeout=90)
+    check(result.returncode == 0, describe(result))
+    lines = per_instance(result.stdout)
+    check(sorted(lines) == [0, 1, 2, 3], describe(result))
+    for instance, output in lines.items():
+        check(output[-1] == "one line in two pieces", f"instance {instance}: the last line is {output[-1]!r}")
+        host, offset, rank, local, value = output[0].split("|")
+        expected = (f"n{2 - instance // 2}", str(2 * instance), str(instance), str(instance % 2))
+        check((host, offset, rank, local) == expected, f"instance {instance}: {output[0]}, expected {expected}")
+        check(value == env["MY_VALUE"], f"MY_VALUE reached the instance as {value!r}")
+    errors = per_instance("".join(line + "\n" for line in result.stderr.splitlines() if line.startswith("[1,")),
+                          "stderr")
+    check(errors == {i: [f"err {i}"] for i in range(4)}, f"stderr tags: {errors}\n{result.stderr}")
+
+
+def oversubscription(popdist, testbed):
+    """n1 and n2 have 4 CPUs each; 6 instances on each node's 4 slots need srun's --overcommit."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.NamedTemporaryFile("w", suffix=".hosts") as hostfile:
+        hostfile.write("n1 slots=4\nn2 slots=4\n")
+        hostfile.flush()
+        result = run(popdist_run(popdist, "--hostfile", hostfile.name, "--num-instances", "12", "sh", "-c",
+                                 'echo "$(hostname) $POPDIST_LOCAL_INSTANCE_INDEX"'), env, timeout=90)
+    check(result.returncode == 0, describe(result))
+    check(per_instance(result.stdout) == {i: [f"n{i // 6 + 1} {i % 6}"] for i in range(12)}, describe(result))
+
+
+def failing_instance(popdist, testbed):
+    """srun (--kill-on-bad-exit=0) lets the others run on: popdist run stops them, its status is
+    the failed instance's, and the report names it first."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        program = (f'trap "echo stopped-$RANK >> {tmp}/stopped; exit 5" INT TERM; '
+                   'if [ "$RANK" = 1 ]; then sleep 1; echo broken >&2; exit 3; fi; while :; do sleep 0.1; done')
+        started = time.monotonic()
+        result = run(popdist_run(popdist, "--report-file", report, "--host", "n1,n2", "--num-instances", "2",
+                                 "sh", "-c", program), env, timeout=90)
+        took = time.monotonic() - started
+        check(result.returncode == 3, describe(result))
+        check(took < 60, f"the others were not ended: {took:.1f} s\n{describe(result)}")
+        check("instance 1" in result.stderr and "broken" in result.stderr, describe(result))
+        first = result.stderr.index("instance 1")
+        check("instance 0" not in result.stderr or result.stderr.index("instance 0") > first,
+              f"the root cause is not named first:\n{result.stderr}")
+        stopped = open(f"{tmp}/stopped").read().split() if os.path.exists(f"{tmp}/stopped") else []
+        check(stopped == ["stopped-0"], f"instance 0 was not stopped gracefully: {stopped}\n{describe(result)}")
+        with open(report) as file:
+            outcome = json.load(file)
+        check(outcome["status"] == 3, f"report file: {outcome}")
+
+
+def signals(popdist, testbed):
+    """SIGUSR1 reaches each instance exactly once; a SIGTERM to popdist run then stops every
+    instance gracefully, with one SIGINT each (srun's own SIGTERM would SIGKILL them: popdist run
+    sends it SIGINT, which --disable-status passes on)."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        # each stop signal recorded by name; a second delivery within a second would be too
+        program = (f'trap "echo usr1-$RANK >> {tmp}/usr1" USR1; '
+                   f'trap "echo int-$RANK >> {tmp}/stop; stop=1" INT; trap "echo term-$RANK >> {tmp}/stop; stop=1" TERM; '
+                   f'echo ready-$RANK >> {tmp}/ready; while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 9')
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "sh", "-c", program),
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            process.send_signal(signal.SIGUSR1)
+            wait_for(f"{tmp}/usr1", 2)
+            time.sleep(1)  # a second delivery would arrive by now
+            process.send_signal(signal.SIGTERM)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        check(sorted(open(f"{tmp}/usr1").read().split()) == ["usr1-0", "usr1-1"],
+              f"SIGUSR1 deliveries: {open(f'{tmp}/usr1').read().split()}")
+        stops = sorted(open(f"{tmp}/stop").read().split()) if os.path.exists(f"{tmp}/stop") else []
+        check(stops == ["int-0", "int-1"], f"stops: {stops}, exit {process.returncode}\n{err}")
+        check(process.returncode != 0, f"exit {process.returncode}")
+
+
+def interrupt(popdist, testbed):
+    """Ctrl-C (SIGINT to popdist run): one SIGINT to every instance, whose handler runs; the status
+    is the instances' (7)."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        program = (f'trap "echo int-$RANK >> {tmp}/int; stop=1" INT; echo ready-$RANK >> {tmp}/ready; '
+                   'while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 7')
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "sh", "-c", program),
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        check(sorted(open(f"{tmp}/int").read().split()) == ["int-0", "int-1"], f"exit {process.returncode}\n{err}")
+        check(process.returncode == 7, f"exit {process.returncode}\n{out}\n{err}")
+
+
+def stacks_and_stall(popdist, testbed):
+    """`popdist stacks` reaches the Python instances of an srun job on both nodes, and
+    --stall-timeout ends a silent job with the report of where each instance is (exit 125)."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        env["TMPDIR"] = tmp  # this job's directory, apart from any other job's
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2",
+                                               "--stall-timeout", "5", sys.executable, "-c", STALLED),
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not [d for d in os.listdir(tmp) if d.startswith("popdist-run-")]:
+                time.sleep(0.1)
+            time.sleep(2)  # the instances are in waiting_here
+            job_dirs = [os.path.join(tmp, d) for d in os.listdir(tmp) if d.startswith("popdist-run-")]
+            check(len(job_dirs) == 1, f"job directories: {job_dirs}")
+            stacks = run([popdist, "stacks", "--job-dir", job_dirs[0]], env, timeout=30)
+            out, err = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    check(stacks.returncode == 0 and "instance 0: <string>:3 in waiting_here" in stacks.stdout
+          and "instance 1: <string>:3 in waiting_here" in stacks.stdout, describe(stacks))
+    check(process.returncode == 125 and "(--stall-timeout): where each instance is" in err
+          and err.count("in waiting_here") >= 2, f"exit {process.returncode}\n{out}\n{err}")
+
+
+def killed(popdist, testbed):
+    """popdist run killed with SIGKILL leaves no instance, agent or srun behind."""
+    env = slurm_environment(popdist, testbed)
+    marker = f"popdist-srun-killed-{os.getpid()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                   f"open('{tmp}/ready', 'a').write('ready '); time.sleep(300)", marker]
+        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", *program),
+                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            check(len(marked_processes(marker)) >= 5, f"not running: {marked_processes(marker)}")  # srun, agents, programs
+            process.kill()
+            process.wait()
+            left = left_after(marker, 20)
+        finally:
+            for pid in marked_processes(marker):
+                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+        check(not left, f"left behind after popdist run was killed: {left}")
+
+
+def restarts_in_allocation(popdist, testbed):
+    """--max-restarts inside an allocation: each attempt a new step of the same job; --log-dir keeps
+    each attempt's output per instance."""
+    env = slurm_environment(popdist, testbed)
+    program = 'echo "step $SLURM_JOB_ID.$SLURM_STEP_ID attempt $POPDIST_RESTART_COUNT"; [ "$POPDIST_RESTART_COUNT" = 1 ]'
+    with tempfile.TemporaryDirectory() as logs:
+        result = run(["salloc", "-N2", "-n2", "--time=2",
+                      *popdist_run(popdist, "--max-restarts", "1", "--log-dir", logs, "--tee", "--num-instances", "2",
+                                   "sh", "-c", program)], env, timeout=120)
+        logged = {}
+        for attempt in (0, 1):
+            for instance in (0, 1):
+                path = os.path.join(logs, f"attempt_{attempt}", str(instance), "stdout.log")
+                logged[(attempt, instance)] = open(path).read() if os.path.exists(path) else None
+    check(result.returncode == 0 and "restarting the whole job" in result.stderr, describe(result))
+    lines = per_instance(result.stdout)
+    steps = {line.split()[1] for output in lines.values() for line in output}
+    jobs = {step.split(".")[0] for step in steps}
+    check(len(steps) == 2 and len(jobs) == 1, f"steps {steps}\n{describe(result)}")
+    check(sorted(line.split()[-1] for output in lines.values() for line in output) == ["0", "0", "1", "1"],
+          describe(result))
+    for (attempt, instance), text in logged.items():
+        check(text is not None and re.fullmatch(rf"step {sorted(jobs)[0]}\.\d+ attempt {attempt}\n", text),
+              f"--log-dir, attempt {attempt} instance {instance}: {text!r}")
+
+
+def batch_recipe(popdist, testbed):
+    """The Slurm recipe for srun sites: `exec popdist run --backend srun` in an sbatch script; a
+    SIGUSR1 to the batch shell (as `#SBATCH --signal=B:USR1@60` sends it; here `scancel --batch`)
+    reaches each instance once, on both nodes, and the job ends by itself."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        program = (f'trap "echo usr1-$RANK-$(hostname) >> {tmp}/usr1" USR1; echo ready-$RANK >> {tmp}/ready; '
+                   f'i=0; while [ $i -lt 300 ] && [ ! -e {tmp}/end ]; do sleep 0.1; i=$((i+1)); done; echo done-$RANK')
+        job = submit(env, tmp, f"exec {popdist} run --backend srun --num-instances 2 sh -c '{program}'\n")
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            signalled = run(["scancel", "--batch", "--signal=USR1", job], env)
+            check(signalled.returncode == 0, describe(signalled))
+            wait_for(f"{tmp}/usr1", 2)
+            time.sleep(1)  # a second delivery would arrive by now
+            open(f"{tmp}/end", "w").close()
+            deadline = time.monotonic() + 60
+            while job_field(env, job, "JobState") not in ("COMPLETED", "FAILED", "CANCELLED") \
+                    and time.monotonic() < deadline:
+                time.sleep(0.2)
+            state = job_field(env, job, "JobState")
+        finally:
+            run(["scancel", job], env)
+        usr1 = sorted(open(f"{tmp}/usr1").read().split())
+        out = read(os.path.join(tmp, "out"))
+    check(usr1 == ["usr1-0-n1", "usr1-1-n2"], f"SIGUSR1 deliveries: {usr1}\n{out}")
+    check(state == "COMPLETED" and "[1,0]<stdout>:done-0" in out and "[1,1]<stdout>:done-1" in out,
+          f"job {job}: {state}\n{out}")
+
+
+CHECKS = {
+    "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
+    "failing-instance": failing_instance, "signals": signals, "interrupt": interrupt,
+    "stacks-and-stall": stacks_and_stall, "killed": killed,
+    "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe,
+}
+
+if __name__ == "__main__":
+    sys.exit(main(CHECKS, sys.argv))

@@ -1,0 +1,20 @@
+#pragma once
+// The one Slurm `srun` command of a run: one step of N tasks, the agent in front of each
+// (`srun --ntasks N ... popdist _instance --plan I,R,D,H -- program`). Inside an allocation srun
+// starts a step of it; outside one it asks for its own allocation first, as srun does. The table
+// of how each of popdist run's notions is said to srun is docs/guide/launchers.md's; what differs
+// per instance is derived by its agent from SLURM_PROCID. Pure, as mpirun_command.hpp.
+
+#include "job/launch_plan.hpp"
+#include "run/mpirun/mpirun_command.hpp"
+#include "run/options/run_options.hpp"
+
+namespace popdist::cli {
+
+/// Builds srun's command. Throws UsageError for what build_mpirun_command refuses, for Open MPI's
+/// and hydra's own options in --mpi-*-args (srun stops at them), and for srun options that would
+/// undo what popdist run relies on (--export without ALL, --kill-on-bad-exit, --label).
+[[nodiscard]] MpirunCommand build_srun_command(const LaunchPlan& plan, const RunOptions& options,
+                                               const MpirunContext& context);
+
+}  // namespace popdist::cli
