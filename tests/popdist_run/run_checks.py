@@ -325,7 +325,7 @@ def validation(popdist):
         # no launcher on PATH: name what was looked for, where, and what to do
         env_no_mpi = dict(env, PATH=tmp)
         result = run([popdist, "run", "--", "touch", marker], env=env_no_mpi)
-        check(result.returncode == 127 and f"looked for mpirun, mpiexec on PATH ({tmp}); found none" in result.stderr
+        check(result.returncode == 127 and f"looked for mpirun, mpiexec, srun on PATH ({tmp}); found none" in result.stderr
               and "install Open MPI" in result.stderr, describe(result))
         check(not os.path.exists(marker), "the program started without mpirun")
 
