@@ -201,17 +201,22 @@ STALLED = "import time\ndef waiting_here():\n    time.sleep(300)\nprint('ready',
 def stacks_and_stall(popdist):
     """`popdist stacks` reaches the Python instances of a hydra job, and --stall-timeout ends a silent
     job with the report of where each instance is (exit 125)."""
-    env = environment(popdist)
+    command = popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "4", sys.executable, "-c", STALLED)
+    check_stacks_then_stall(popdist, environment(popdist), command, settle=1.5)
+
+
+def check_stacks_then_stall(popdist, env, command, settle):
+    """Runs `command` (2 instances of STALLED under --stall-timeout), asks `popdist stacks` `settle` s
+    after its job directory appears (the instances then wait in waiting_here), and checks that both
+    instances were located, then that the stall watch ended the job (125) saying where each was."""
     with tempfile.TemporaryDirectory() as tmp:
         env["TMPDIR"] = tmp  # this job's directory, apart from any other job's
-        process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "4",
-                                               sys.executable, "-c", STALLED), env=env,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + 30
             while time.monotonic() < deadline and not [d for d in os.listdir(tmp) if d.startswith("popdist-run-")]:
                 time.sleep(0.1)
-            time.sleep(1.5)  # the instances are in waiting_here
+            time.sleep(settle)
             job_dirs = [os.path.join(tmp, d) for d in os.listdir(tmp) if d.startswith("popdist-run-")]
             check(len(job_dirs) == 1, f"job directories: {job_dirs}")
             stacks = run([popdist, "stacks", "--job-dir", job_dirs[0]], env, timeout=30)

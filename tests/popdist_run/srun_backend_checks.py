@@ -13,7 +13,7 @@ import sys
 import tempfile
 import time
 
-from hydra_backend_checks import STALLED, marked_processes, left_after, per_instance, wait_for
+from hydra_backend_checks import STALLED, check_stacks_then_stall, marked_processes, left_after, per_instance, wait_for
 from launcher_common import check, describe, main, run
 from slurm_job_checks import job_field, read, submit
 from testbed_checks import slurm_environment
@@ -151,28 +151,9 @@ def interrupt(popdist, testbed):
 def stacks_and_stall(popdist, testbed):
     """`popdist stacks` reaches the Python instances of an srun job on both nodes, and
     --stall-timeout ends a silent job with the report of where each instance is (exit 125)."""
-    env = slurm_environment(popdist, testbed)
-    with tempfile.TemporaryDirectory() as tmp:
-        env["TMPDIR"] = tmp  # this job's directory, apart from any other job's
-        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2",
-                                               "--stall-timeout", "5", sys.executable, "-c", STALLED),
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline and not [d for d in os.listdir(tmp) if d.startswith("popdist-run-")]:
-                time.sleep(0.1)
-            time.sleep(2)  # the instances are in waiting_here
-            job_dirs = [os.path.join(tmp, d) for d in os.listdir(tmp) if d.startswith("popdist-run-")]
-            check(len(job_dirs) == 1, f"job directories: {job_dirs}")
-            stacks = run([popdist, "stacks", "--job-dir", job_dirs[0]], env, timeout=30)
-            out, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-    check(stacks.returncode == 0 and "instance 0: <string>:3 in waiting_here" in stacks.stdout
-          and "instance 1: <string>:3 in waiting_here" in stacks.stdout, describe(stacks))
-    check(process.returncode == 125 and "(--stall-timeout): where each instance is" in err
-          and err.count("in waiting_here") >= 2, f"exit {process.returncode}\n{out}\n{err}")
+    command = popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "--stall-timeout", "5",
+                          sys.executable, "-c", STALLED)
+    check_stacks_then_stall(popdist, slurm_environment(popdist, testbed), command, settle=2)
 
 
 def killed(popdist, testbed):

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "command_words.hpp"
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
 #include "run/mpirun/hydra_command.hpp"
@@ -14,32 +15,13 @@
 using popdist::cli::build_hydra_command;
 using popdist::cli::MpirunContext;
 using popdist::cli::RunOptions;
-using Words = std::vector<std::string>;
+using namespace command_words;
 
 namespace {
 
-bool has_sequence(const Words& words, const Words& sequence) {
-  return std::search(words.begin(), words.end(), sequence.begin(), sequence.end()) != words.end();
-}
-
 Words before_n(const Words& argv) { return {argv.begin(), std::find(argv.begin(), argv.end(), "-n")}; }
 
-RunOptions options_for(int instances, Words program = {"prog", "arg 1"}) {
-  RunOptions options;
-  options.num_instances = instances;
-  options.program = std::move(program);
-  return options;
-}
-
-MpirunContext context() {
-  MpirunContext context;
-  context.mpirun = "mpiexec.hydra";
-  context.forwarded = {"PATH", "PYTHONPATH"};
-  context.master_addr = "10.0.0.5";
-  context.master_port = 29500;
-  context.exports = {{"POPDIST_RESTART_COUNT", "0"}, {"MY VALUE", "a b $HOME 'q'"}};
-  return context;
-}
+MpirunContext context() { return command_words::context_for("mpiexec.hydra", "a b $HOME 'q'"); }
 
 }  // namespace
 
