@@ -14,6 +14,7 @@
 #include <cstring>
 #include <thread>
 
+#include "io/fd.hpp"
 #include "job/shell_status.hpp"
 #include "job/parent_death.hpp"
 #include "popdist/error.hpp"
@@ -116,18 +117,12 @@ void pause_for_child(int pidfd, std::chrono::milliseconds period) {
 Waited wait_watched(pid_t pid, std::vector<Watch>& watches, const LauncherSignals& signals) {
   constexpr auto poll = std::chrono::milliseconds(100);
   constexpr int polls_per_look = 5;
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // Linux 5.3 on; else -1: sleep
-  struct ClosePidfd {
-    int fd;
-    ~ClosePidfd() {
-      if (fd >= 0) ::close(fd);
-    }
-  } close_pidfd{pidfd};
+  const io::Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // Linux 5.3 on; else -1: sleep
   Waited result;
   for (int round = 0;; ++round) {
     result.waited = ::waitpid(pid, &result.status, WNOHANG);
     if (result.waited != 0 && !(result.waited < 0 && errno == EINTR)) return result;
-    pause_for_child(pidfd, poll);
+    pause_for_child(pidfd.get(), poll);
     if (round % polls_per_look != 0) continue;
     for (auto& watch : watches) {
       result.verdict = watch(pid);
