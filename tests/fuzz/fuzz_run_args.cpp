@@ -11,7 +11,7 @@
 #include "fuzz_input.hpp"
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/options/run_command.hpp"
 #include "run/options/run_line.hpp"
 #include "run/options/validation.hpp"

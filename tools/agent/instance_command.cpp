@@ -1,4 +1,4 @@
-// `popdist _instance` as CLI11 sees it: the options that run/mpirun/mpirun_command.cpp writes.
+// `popdist _instance` as CLI11 sees it: the options that run/launch/mpirun_command.cpp writes.
 #include "agent/instance_command.hpp"
 
 #include <memory>

@@ -2,7 +2,7 @@
 // The agent's command line: what `popdist run` writes for every instance and `popdist _instance`
 // reads (agent/instance_command.cpp), so the one struct both processes agree on lives here:
 //   mpirun -np N ... popdist _instance --plan I,R,D,H [options] -- program args
-// The launcher fills it (run/mpirun/mpirun_command.cpp); the agent acts on it
+// The launcher fills it (run/launch/mpirun_command.cpp); the agent acts on it
 // (agent/instance_agent.hpp).
 
 #include <optional>

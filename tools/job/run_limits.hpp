@@ -7,7 +7,7 @@ namespace popdist::cli {
 
 /// The mpirun command has one app context whatever the count (each agent derives its instance
 /// from its rank), so the bound is what Open MPI and the hosts' process limits make sensible; the
-/// command is still measured before mpirun starts (run/mpirun/command_length.hpp).
+/// command is still measured before mpirun starts (run/launch/command_length.hpp).
 inline constexpr int kMaxInstances = 1 << 16;
 /// Hosts beyond the number of instances could not all be used (instances divide evenly).
 inline constexpr int kMaxHosts = 4096;

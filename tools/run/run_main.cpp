@@ -18,7 +18,7 @@
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/launcher_command.hpp"
+#include "run/launch/launcher_command.hpp"
 #include "run/options/notices.hpp"
 #include "run/plan/prepared_job.hpp"
 #include "run/plan/replan.hpp"
@@ -32,7 +32,7 @@
 namespace popdist::cli {
 namespace {
 
-/// The launcher of --backend (run/mpirun/launcher_choice.hpp); nullopt after saying why there is none.
+/// The launcher of --backend (run/launch/launcher_choice.hpp); nullopt after saying why there is none.
 std::optional<Launcher> find_backend(BackendChoice choice, const EnvLookup& env) {
   auto search = find_launcher(choice, env);
   if (!search.launcher) say(search.refusal);

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "run/mpirun/launcher_backend.hpp"
+#include "run/launch/launcher_backend.hpp"
 #include "run/options/notices.hpp"
 
 namespace popdist::cli {

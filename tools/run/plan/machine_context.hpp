@@ -8,7 +8,7 @@
 #include <string>
 
 #include "popdist/environment.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 
 namespace popdist::cli {
 

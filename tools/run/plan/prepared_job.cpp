@@ -6,7 +6,7 @@
 
 #include "job/job_directory.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/command_length.hpp"
+#include "run/launch/command_length.hpp"
 #include "run/options/validation.hpp"
 #include "run/plan/job_variables.hpp"
 #include "run/plan/machine_context.hpp"

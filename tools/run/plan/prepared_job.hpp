@@ -12,7 +12,7 @@
 
 #include "job/launch_plan.hpp"
 #include "popdist/environment.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/options/notices.hpp"
 #include "run/options/run_options.hpp"
 #include "run/plan/channel_address.hpp"

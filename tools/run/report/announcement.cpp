@@ -5,7 +5,7 @@
 #include "common/say.hpp"
 #include "job/instance_plan.hpp"
 #include "job/local_cores.hpp"
-#include "run/mpirun/shell_words.hpp"
+#include "run/launch/shell_words.hpp"
 #include "run/plan/topology_table.hpp"
 
 namespace popdist::cli {

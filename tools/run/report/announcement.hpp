@@ -8,7 +8,7 @@
 #include <string>
 
 #include "job/launch_plan.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/plan/prepared_job.hpp"
 
 namespace popdist::cli {

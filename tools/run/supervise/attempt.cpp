@@ -12,7 +12,7 @@
 
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
-#include "run/mpirun/launcher_command.hpp"
+#include "run/launch/launcher_command.hpp"
 #include "run/report/announcement.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
@@ -106,12 +106,12 @@ LauncherSignals launcher_signals(Backend backend) {
 /// mpirun's status checked against what the agents said.
 AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, WatchedRun run, bool stopped,
                        Backend backend) {
-  const bool hydra = backend != Backend::openmpi;
-  if (run.status != 0 || !stopped || hydra) settle(records);
   // hydra's own status combines the raw statuses, and is 0 after a Ctrl-C whatever the instances
   // did (srun's is the highest); popdist's is the first failure's, as its agent told it.
+  const bool status_from_agents = backend != Backend::openmpi;
+  if (run.status != 0 || !stopped || status_from_agents) settle(records);
   const auto first_failure = first_failure_status(records.snapshot());
-  if (hydra && !run.verdict && first_failure) run.status = *first_failure;
+  if (status_from_agents && !run.verdict && first_failure) run.status = *first_failure;
   if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
   if (stopped) return {run.status, {}, {}};
   return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));

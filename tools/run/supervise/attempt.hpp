@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "run/mpirun/launcher_choice.hpp"
+#include "run/launch/launcher_choice.hpp"
 #include "run/plan/prepared_job.hpp"
 #include "run/supervise/host_liveness.hpp"
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "job/launch_plan.hpp"
-#include "run/mpirun/mpirun_command.hpp"  // MpirunContext
+#include "run/launch/mpirun_command.hpp"  // MpirunContext
 #include "run/supervise/job_records.hpp"
 
 namespace popdist::cli {

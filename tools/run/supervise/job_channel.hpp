@@ -9,7 +9,7 @@
 #include <string>
 
 #include "channel/server.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/plan/channel_address.hpp"
 #include "run/supervise/job_records.hpp"
 

@@ -6,7 +6,7 @@
 
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/find_program.hpp"
+#include "run/launch/find_program.hpp"
 #include "run/options/run_command.hpp"
 #include "run/plan/topology_table.hpp"
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "job/launch_plan.hpp"
-#include "run/mpirun/command_parts.hpp"
+#include "run/launch/command_parts.hpp"
 #include "run/options/run_options.hpp"
 
 namespace popdist::cli {

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "popdist/error.hpp"
-#include "run/mpirun/shell_words.hpp"
+#include "run/launch/shell_words.hpp"
 
 using popdist::cli::shell_join;
 using popdist::cli::shell_quote;

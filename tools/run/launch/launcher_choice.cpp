@@ -1,4 +1,4 @@
-#include "run/mpirun/launcher_choice.hpp"
+#include "run/launch/launcher_choice.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/mpirun/find_program.hpp"
+#include "run/launch/find_program.hpp"
 
 namespace popdist::cli {
 namespace {

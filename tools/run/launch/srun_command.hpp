@@ -6,7 +6,7 @@
 // per instance is derived by its agent from SLURM_PROCID. Pure, as mpirun_command.hpp.
 
 #include "job/launch_plan.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/options/run_options.hpp"
 
 namespace popdist::cli {

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/options/run_options.hpp"
 
 namespace command_words {

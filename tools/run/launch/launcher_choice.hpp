@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "popdist/environment.hpp"
-#include "run/mpirun/launcher_backend.hpp"
+#include "run/launch/launcher_backend.hpp"
 
 namespace popdist::cli {
 

@@ -1,4 +1,4 @@
-#include "run/mpirun/launcher_backend.hpp"
+#include "run/launch/launcher_backend.hpp"
 
 #include <cctype>
 #include <regex>

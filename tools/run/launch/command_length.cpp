@@ -1,4 +1,4 @@
-#include "run/mpirun/command_length.hpp"
+#include "run/launch/command_length.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "run/mpirun/find_program.hpp"
-#include "run/mpirun/launcher_backend.hpp"
-#include "run/mpirun/launcher_choice.hpp"
+#include "run/launch/find_program.hpp"
+#include "run/launch/launcher_backend.hpp"
+#include "run/launch/launcher_choice.hpp"
 
 using popdist::cli::Backend;
 using popdist::cli::BackendChoice;

@@ -1,4 +1,4 @@
-#include "run/mpirun/shell_words.hpp"
+#include "run/launch/shell_words.hpp"
 
 #include <fmt/format.h>
 

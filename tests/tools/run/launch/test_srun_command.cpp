@@ -9,7 +9,7 @@
 #include "command_words.hpp"
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/srun_command.hpp"
+#include "run/launch/srun_command.hpp"
 
 using popdist::cli::build_srun_command;
 using popdist::cli::MpirunContext;

@@ -1,4 +1,4 @@
-#include "run/mpirun/srun_command.hpp"
+#include "run/launch/srun_command.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 
 #include "common/argument_text.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/command_parts.hpp"
+#include "run/launch/command_parts.hpp"
 
 namespace popdist::cli {
 namespace {

@@ -1,9 +1,9 @@
-#include "run/mpirun/launcher_command.hpp"
+#include "run/launch/launcher_command.hpp"
 
 #include <fmt/format.h>
 
-#include "run/mpirun/hydra_command.hpp"
-#include "run/mpirun/srun_command.hpp"
+#include "run/launch/hydra_command.hpp"
+#include "run/launch/srun_command.hpp"
 
 namespace popdist::cli {
 

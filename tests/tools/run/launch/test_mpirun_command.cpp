@@ -7,8 +7,8 @@
 #include "agent/instance_agent.hpp"
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/command_length.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/command_length.hpp"
+#include "run/launch/mpirun_command.hpp"
 
 using popdist::cli::build_mpirun_command;
 using popdist::cli::HostSpec;

@@ -1,4 +1,4 @@
-#include "run/mpirun/find_program.hpp"
+#include "run/launch/find_program.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
 // hydra's (hydra_command.hpp), with argv[0] the launcher's bare name and a line that says which.
 
 #include "job/launch_plan.hpp"
-#include "run/mpirun/launcher_choice.hpp"
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/launcher_choice.hpp"
+#include "run/launch/mpirun_command.hpp"
 #include "run/options/run_options.hpp"
 
 namespace popdist::cli {

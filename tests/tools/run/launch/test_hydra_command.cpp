@@ -9,8 +9,8 @@
 #include "command_words.hpp"
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/hydra_command.hpp"
-#include "run/mpirun/launcher_command.hpp"
+#include "run/launch/hydra_command.hpp"
+#include "run/launch/launcher_command.hpp"
 
 using popdist::cli::build_hydra_command;
 using popdist::cli::MpirunContext;

@@ -1,4 +1,4 @@
-#include "run/mpirun/mpirun_command.hpp"
+#include "run/launch/mpirun_command.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include "job/agent_line.hpp"
 #include "job/instance_plan.hpp"
 #include "popdist/error.hpp"
-#include "run/mpirun/command_parts.hpp"
+#include "run/launch/command_parts.hpp"
 
 namespace popdist::cli {
 namespace {
