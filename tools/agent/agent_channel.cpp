@@ -5,9 +5,13 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
+
+#include <unistd.h>  // environ
 
 #include "channel/client.hpp"
 #include "channel/job_key.hpp"
@@ -26,6 +30,20 @@ constexpr auto kActivityInterval = std::chrono::seconds(1);
 // connect_timeout, 30 s) takes longer; then the end goes unreported, with one warning.
 constexpr auto kLongestEndWait = std::chrono::milliseconds(1000);
 
+/// The environment as it is now, for the channel's options once its variables are gone from it.
+channel::EnvironmentLookup environment_snapshot() {
+  std::map<std::string, std::string> copy;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    const auto equals = text.find('=');
+    if (equals != std::string::npos) copy.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return [copy = std::move(copy)](const char* name) -> std::optional<std::string> {
+    const auto found = copy.find(name);
+    return found == copy.end() ? std::nullopt : std::optional<std::string>(found->second);
+  };
+}
+
 std::string file_text(const std::string& path) {
   std::ifstream file(path);
   std::stringstream text;
@@ -42,11 +60,9 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   Impl(int instance, std::string job_dir) : instance_(instance), job_dir_(std::move(job_dir)) {
     // Not under a popdist run with a channel: neither the job's nonce nor (an older one) its key.
     if (std::getenv(channel::kNonceVariable) == nullptr && std::getenv(channel::kSecretVariable) == nullptr) return;
-    try {
-      options_ = channel::client_options_from_environment(channel::process_environment(), instance);
-    } catch (const std::invalid_argument& e) {
-      warn(e.what());
-    }
+    // The key file and the key's derivation wait for the connecting thread, after the program has
+    // started (they take a few milliseconds: tests/bench/README.md, where the time goes).
+    environment_ = environment_snapshot();
     // The program never sees the job's key or what leads to it (the key file's path may stay).
     for (const char* name : {channel::kSecretVariable, channel::kNonceVariable, channel::kKeyIdVariable,
                              channel::kTagVariable, channel::kAddressVariable})
@@ -54,7 +70,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   }
 
   void start() {
-    if (options_.secret.empty()) return;
+    if (!environment_) return;
     auto self = shared_from_this();
     connecting_ = std::thread([self] { self->connect(); });
     dumping_ = std::thread([self] { self->serve_requests(); });
@@ -97,7 +113,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   }
 
   void ended(int status, Clock::time_point ended_at, const std::string& stderr_tail) {
-    if (options_.secret.empty()) return;
+    if (!environment_) return;
     auto self = shared_from_this();
     std::thread reporting([self, status, ended_at, stderr_tail] { self->report_end(status, ended_at, stderr_tail); });
     std::unique_lock lock(end_mutex_);
@@ -128,7 +144,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
   void connect() {
     std::unique_ptr<channel::Client> client;
     try {
-      client = std::make_unique<channel::Client>(options_);
+      client = std::make_unique<channel::Client>(channel::client_options_from_environment(environment_, instance_));
     } catch (const std::exception& e) {
       if (!abandoned_) warn(e.what());
       return connected(nullptr);
@@ -200,7 +216,7 @@ class AgentChannel::Impl : public std::enable_shared_from_this<AgentChannel::Imp
 
   int instance_;
   std::string job_dir_;
-  channel::ClientOptions options_;
+  channel::EnvironmentLookup environment_;  // as the agent started; empty: no channel
   std::mutex mutex_;  // client_, pid_, requests_, stopping_, connect_done_
   std::condition_variable requested_;
   std::condition_variable connect_finished_;

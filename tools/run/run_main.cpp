@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <optional>
 #include <set>
 #include <string>
@@ -32,11 +33,18 @@
 namespace popdist::cli {
 namespace {
 
-/// The launcher of --backend (run/launch/launcher_choice.hpp); nullopt after saying why there is none.
-std::optional<Launcher> find_backend(BackendChoice choice, const EnvLookup& env) {
-  auto search = find_launcher(choice, env);
-  if (!search.launcher) say(search.refusal);
-  return search.launcher;
+/// The launcher of --backend (run/launch/launcher_choice.hpp), looked for in a thread of its own:
+/// its `--version` is a process start, the largest single part of popdist run's own start, and it
+/// runs while the job is planned (tests/bench/README.md, where the time goes).
+std::future<LauncherSearch> look_for_launcher(BackendChoice choice, const EnvLookup& env) {
+  return std::async(std::launch::async, [choice, &env] { return find_launcher(choice, env); });
+}
+
+/// The launcher found; nullopt after saying why there is none.
+std::optional<Launcher> found_launcher(std::future<LauncherSearch>& search) {
+  auto result = search.get();
+  if (!result.launcher) say(result.refusal);
+  return result.launcher;
 }
 
 /// After lost hosts: the job on the hosts left (plan/replan.hpp); false, after saying why, when
@@ -79,13 +87,14 @@ int run_attempts(PreparedJob& job, const Launcher& launcher, const EnvLookup& en
 int run_job(const RunOptions& parsed, const EnvLookup& env) {
   // Every problem of the line is reported in one run (run/options/notices.hpp): the parser's, in
   // command-line order, then each later stage's as far as the stages before it allow.
+  auto launcher_search = look_for_launcher(parsed.backend, env);
   PreparedJob job = prepare_job(parsed, env);
   if (has_errors(job.notices)) {
     print_notices(stderr, job.notices);
     std::fputs("Run with --help for more information.\n", stderr);
     return kExitUsage;
   }
-  const auto launcher = find_backend(job.options.backend, env);
+  const auto launcher = found_launcher(launcher_search);
   if (!launcher) return kExitMpirunNotFound;
   // The command as it will run; the job directory's name and the channel's port are made when the
   // job starts (a template and a placeholder).
