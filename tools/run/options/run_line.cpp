@@ -23,6 +23,12 @@ struct Parser {
     run = app.add_subcommand("run");
     add_run_options(*run, options);
   }
+  // Ready for another line: run's declarations are most of popdist run's own start, so one parser
+  // is reused rather than declared again for each piece (tests/bench/README.md).
+  void reset() {
+    options = RunOptions{};
+    app.clear();
+  }
   // Parses `run <words>`; returns the error message, or "" when the words parsed.
   std::string parse(const std::vector<std::string>& words) {
     std::vector<std::string> reversed(words.rbegin(), words.rend());
@@ -112,6 +118,7 @@ RunLine parse_run_line(const std::vector<std::string>& words) {
 
   std::vector<Notice> notices;
   std::vector<std::string> accepted;  // the pieces that parsed, in order
+  Parser one;                         // each piece alone, then the whole line
   std::size_t i = 0;
   while (i < words.size() && words[i] != "--" && looks_like_option(words[i])) {
     const std::string& word = words[i];
@@ -158,7 +165,7 @@ RunLine parse_run_line(const std::vector<std::string>& words) {
     }
     const std::vector<std::string> piece(words.begin() + static_cast<std::ptrdiff_t>(i),
                                          words.begin() + static_cast<std::ptrdiff_t>(i + take));
-    Parser one;
+    one.reset();
     if (auto error = one.parse(piece); !error.empty()) {
       notices.push_back({Notice::Kind::error, std::move(error)});
     } else {
@@ -173,9 +180,9 @@ RunLine parse_run_line(const std::vector<std::string>& words) {
     if (words[i] != "--") accepted.push_back("--");
     accepted.insert(accepted.end(), words.begin() + static_cast<std::ptrdiff_t>(i), words.end());
   }
-  Parser all;
-  if (auto error = all.parse(accepted); !error.empty()) notices.push_back({Notice::Kind::error, std::move(error)});
-  line.options = std::move(all.options);
+  one.reset();
+  if (auto error = one.parse(accepted); !error.empty()) notices.push_back({Notice::Kind::error, std::move(error)});
+  line.options = std::move(one.options);
   line.options.notices = std::move(notices);
   return line;
 }
