@@ -3,6 +3,7 @@
 failures, signals, --dry-run and validation. Usage: run_checks.py <check> <popdist> [testbed]."""
 
 import os
+import shutil
 import re
 import shlex
 import signal
@@ -328,6 +329,15 @@ def validation(popdist):
         check(result.returncode == 127 and f"looked for mpirun, mpiexec, srun on PATH ({tmp}); found none" in result.stderr
               and "install Open MPI" in result.stderr, describe(result))
         check(not os.path.exists(marker), "the program started without mpirun")
+        # An mpirun popdist does not know, then an Open MPI mpiexec: auto says what it passed over.
+        with open(os.path.join(tmp, "mpirun"), "w") as fake:
+            fake.write("#!/bin/sh\necho 'Frobnicator launcher 9.9'\n")
+        os.chmod(os.path.join(tmp, "mpirun"), 0o755)
+        os.symlink(shutil.which("mpiexec", path=env["PATH"]), os.path.join(tmp, "mpiexec"))
+        result = run([popdist, "run", "--dry-run", "--num-instances", "2", "true"], env=env_no_mpi)
+        check(result.returncode == 0 and f"passed over {tmp}/mpirun says 'Frobnicator launcher 9.9' (no launcher "
+              f"popdist run knows); using Open MPI" in result.stderr and result.stdout.startswith("mpiexec "),
+              describe(result))
 
 
 def ignored_warning(popdist):

@@ -44,6 +44,10 @@ std::future<LauncherSearch> look_for_launcher(BackendChoice choice, const EnvLoo
 std::optional<Launcher> found_launcher(std::future<LauncherSearch>& search) {
   auto result = search.get();
   if (!result.launcher) say(result.refusal);
+  if (result.launcher && !result.passed_over.empty()) {
+    say(fmt::format("passed over {}; using {} at {}", fmt::join(result.passed_over, "; "),
+                    result.launcher->description, result.launcher->path));
+  }
   return result.launcher;
 }
 

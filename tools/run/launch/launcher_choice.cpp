@@ -129,7 +129,7 @@ LauncherSearch find_launcher(BackendChoice choice, const EnvLookup& env) {
     const auto output = version_output(*program, name, kVersionDeadline);
     const auto identity = output ? identify_launcher(*output) : std::nullopt;
     if (identity && wanted(choice, identity->backend)) {
-      return {Launcher{identity->backend, *program, name, identity->description}, {}};
+      return {Launcher{identity->backend, *program, name, identity->description}, {}, found};
     }
     found.push_back(found_text(*program, output));
   }

@@ -25,6 +25,9 @@ struct Launcher {
 struct LauncherSearch {
   std::optional<Launcher> launcher;
   std::string refusal;
+  /// With a launcher: what was found before it and passed over (an `mpirun` popdist does not know
+  /// before the srun of auto), for a notice; empty when the first one found was taken.
+  std::vector<std::string> passed_over;
 };
 
 /// The program names tried for a choice, in order ("auto": mpirun, then mpiexec).
