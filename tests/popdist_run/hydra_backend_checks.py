@@ -46,7 +46,7 @@ def dry_run(popdist):
     result = run(popdist_run(popdist, "--dry-run", "--num-instances", "2", "--host", "hostA:1,hostB:1", "true"), env)
     check(result.returncode == 0, describe(result))
     lines = result.stdout.splitlines()
-    check(lines[0].startswith("mpiexec.hydra -hosts hostA:1,hostB:1 -genv "), describe(result))
+    check(lines[0].startswith("mpiexec.hydra -hosts hostA,hostB -ppn 1 -genv "), describe(result))
     check(re.search(r" -n 2 \S*popdist _instance ", lines[0]) and " --tag-output -- true" in lines[0]
           and "slots" not in lines[0], describe(result))
     check(re.search(r"^popdist run: backend hydra: MPICH hydra \S+ at /usr/bin/mpiexec.hydra$", result.stderr, re.M),

@@ -41,16 +41,17 @@ void refuse_our_variables(const std::vector<std::string>& words, std::string_vie
   }
 }
 
-// Placement: hydra's `host:n` (it refuses Open MPI's `slots=`) puts n consecutive ranks on each
-// host, so instance i lands on host i / (instances / hosts). Hydra limits nothing to a host's
-// slots or cores: oversubscription needs no option.
+// Placement: `-hosts a,b -ppn n` puts n consecutive ranks on each host (the plan puts the same
+// count on every host), so instance i lands on host i / n. Not MPICH's `-hosts a:n,b:n`: Intel
+// MPI's hydra reads `a:n` as a host of that name (this machine's then goes through ssh, and the
+// counts are lost); and hydra refuses Open MPI's `slots=`. Hydra limits nothing to a host's slots
+// or cores: oversubscription needs no option.
 void add_placement(MpirunCommand& command, const LaunchPlan& plan, const std::vector<std::string>& global) {
-  if (plan.explicit_hosts) {
+  if (plan.explicit_hosts && !plan.hosts.empty()) {
     std::string hosts;
-    for (const auto& host : plan.hosts) {
-      hosts += fmt::format("{}{}:{}", hosts.empty() ? "" : ",", host.name, host.num_instances);
-    }
-    command.argv.insert(command.argv.end(), {"-hosts", hosts});
+    for (const auto& host : plan.hosts) hosts += fmt::format("{}{}", hosts.empty() ? "" : ",", host.name);
+    command.argv.insert(command.argv.end(),
+                        {"-hosts", hosts, "-ppn", std::to_string(plan.hosts.front().num_instances)});
   }
   if (has_any(global, {"-hosts", "--hosts", "-host", "--host", "-f", "-hostfile", "--hostfile", "-machinefile",
                        "--machinefile", "-ppn", "--ppn", "-rr", "--rr"})) {
