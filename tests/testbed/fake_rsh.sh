@@ -10,6 +10,9 @@
 #    collide (segfaults);
 #  - a scrubbed environment, as ssh gives: only `mpirun -x VAR` reaches the ranks, as on a real
 #    cluster (FAKE_RSH_KEEP_ENV=1 keeps the caller's environment).
+#  - the command run by a shell, as sshd runs it: Open MPI 5's is a sequence
+#    (`PRTE_PREFIX=...;export PRTE_PREFIX;...prted ...`), not one program (sh still execs the
+#    last command in place).
 while [ $# -gt 0 ]; do
   case "$1" in
     -[lpioFJ]) shift 2 ;;   # ssh options with a value
@@ -24,7 +27,7 @@ envcmd="env -i PATH=$PATH HOME=${HOME:-/root}"
 [ "${FAKE_RSH_KEEP_ENV:-0}" = 1 ] && envcmd="env"
 if [ "${FAKE_RSH_UTS:-1}" = 1 ]; then
   exec $envcmd TMPDIR="$tmp" OMPI_MCA_orte_tmpdir_base="$tmp" OMPI_MCA_btl_vader_backing_directory="$tmp" \
-    unshare --uts /bin/sh -c "hostname '$host' && exec $*"
+    unshare --uts /bin/sh -c "hostname '$host' || exit 1; $*"
 fi
 exec $envcmd TMPDIR="$tmp" OMPI_MCA_orte_tmpdir_base="$tmp" OMPI_MCA_btl_vader_backing_directory="$tmp" \
   /bin/sh -c "$*"
