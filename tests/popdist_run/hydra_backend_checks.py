@@ -135,8 +135,12 @@ def failing_instance(popdist):
 
 def restarts_and_logs(popdist):
     env = environment(popdist)
-    with tempfile.TemporaryDirectory() as tmp:
-        program = 'echo "out $RANK attempt $POPDIST_RESTART_COUNT"; [ "$POPDIST_RESTART_COUNT" = 1 ]'
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as marks:
+        # Each instance fails only once both have started: the first failure ends the others, and
+        # an instance its launcher had not started yet (a loaded machine) would have no log.
+        program = (f'echo "out $RANK attempt $POPDIST_RESTART_COUNT"; touch {marks}/$POPDIST_RESTART_COUNT-$RANK; '
+                   f'while [ "$(ls {marks} | grep -c "^$POPDIST_RESTART_COUNT-")" -lt 2 ]; do sleep 0.05; done; '
+                   '[ "$POPDIST_RESTART_COUNT" = 1 ]')
         result = run(popdist_run(popdist, "--max-restarts", "1", "--log-dir", tmp, "--num-instances", "2",
                                  "sh", "-c", program), env, timeout=90)
         check(result.returncode == 0 and "restarting the whole job" in result.stderr, describe(result))
