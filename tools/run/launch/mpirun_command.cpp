@@ -44,6 +44,22 @@ std::optional<std::string> user_pml_in(const std::vector<std::string>& words, st
   return std::nullopt;
 }
 
+// The value of the user's `--mca odls_base_signal_direct_children_only V` (any of Open MPI's
+// spellings, and Open MPI 5's --prtemca), the last one given.
+std::optional<std::string> user_direct_children_only(const std::vector<std::string>& words) {
+  std::optional<std::string> value;
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    const std::string& word = words[i];
+    const bool mca = word == "--mca" || word == "-mca" || word == "--gmca" || word == "-gmca" ||
+                     word == "--prtemca" || word == "-prtemca";
+    if (mca && (words[i + 1] == "odls_base_signal_direct_children_only" ||
+                words[i + 1] == "prte_odls_base_signal_direct_children_only")) {
+      value = words[i + 2];
+    }
+  }
+  return value;
+}
+
 // Open MPI's `-x VAR` written before the first app context reaches only that first context
 // (measured with 4.1.4), so the -x pairs of --mpi-global-args are moved into every context.
 std::vector<std::string> take_exports(std::vector<std::string>& words) {
@@ -221,6 +237,12 @@ void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOp
     argv.insert(argv.end(), {"-x", "MASTER_PORT=" + std::to_string(context.master_port)});
   }
   for (const auto& [name, value] : context.exports) argv.insert(argv.end(), {"-x", name + "=" + value});
+  // Each agent reads from its environment whether the daemon signals it alone, and then passes a
+  // signal on (agent/signal_relay.hpp). Open MPI 4 puts an --mca parameter there; Open MPI 5's
+  // daemons (PRRTE) take it but no longer do, and a signal then never reached the program.
+  if (const auto direct_only = user_direct_children_only(words.global)) {
+    argv.insert(argv.end(), {"-x", "OMPI_MCA_odls_base_signal_direct_children_only=" + *direct_only});
+  }
   argv.insert(argv.end(), words.local.begin(), words.local.end());
   append_agent(argv, plan, options, context);
 }

@@ -143,6 +143,23 @@ TEST_CASE("the grace period from SIGTERM to SIGKILL is Open MPI's odls_base_sigk
                      {"--mca", "odls_base_sigkill_timeout", "30"}));
 }
 
+TEST_CASE("mpirun command: odls_base_signal_direct_children_only also in every instance's environment",
+          "[command]") {
+  // Open MPI 5 does not put the parameter in the environment, where the agent reads it.
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  for (const std::string mca : {"--mca", "--prtemca", "-gmca"}) {
+    INFO(mca);
+    auto options = options_for(2, 2);
+    options.mpi_global_args = {mca + " odls_base_signal_direct_children_only 1"};
+    const auto split = split_command(build_mpirun_command(plan, options, context_with(4)).argv);
+    CHECK(has_sequence(split.global, {mca, "odls_base_signal_direct_children_only", "1"}));
+    CHECK(has_sequence(split.contexts.at(0), {"-x", "OMPI_MCA_odls_base_signal_direct_children_only=1"}));
+  }
+  const auto plain = build_mpirun_command(plan, options_for(2, 2), context_with(4)).argv;
+  CHECK(std::none_of(plain.begin(), plain.end(),
+                     [](const std::string& word) { return word.find("direct_children_only") != std::string::npos; }));
+}
+
 TEST_CASE("as root: --allow-run-as-root", "[command]") {
   const auto plan = popdist::cli::plan_launch(1, 1, 1, {});
   const auto command = build_mpirun_command(plan, options_for(1, 1), context_with(2, true));
