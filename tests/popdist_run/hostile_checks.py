@@ -61,7 +61,7 @@ def mpirun_killed(popdist):
     token = f"{os.getpid()}{int(time.time())}"
     job = sleeping_job(popdist, token)
     wait_until(lambda: len(sleepers(token)) == 2, 20, "the instances did not start")
-    mpirun = [pid for pid in processes_with(token) if open(f"/proc/{pid}/comm").read().strip() in ("mpirun", "orterun")]
+    mpirun = [pid for pid in processes_with(token) if open(f"/proc/{pid}/comm").read().strip() in ("mpirun", "orterun", "prterun")]
     check(len(mpirun) == 1, f"one mpirun expected: {mpirun}")
     os.kill(mpirun[0], signal.SIGKILL)
     job.communicate(timeout=30)
