@@ -160,15 +160,22 @@ void add_pml(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext
 }
 
 // Open MPI tags each line with [jobid,rank]<stream> for several instances, unless the user chose
-// an output option of their own.
-void add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const MpiWords& words) {
+// an output option of their own; under Open MPI 5 the agents do, as Open MPI 4 would. Returns
+// whether the agents tag.
+bool add_output_tags(MpirunCommand& command, const LaunchPlan& plan, const MpirunContext& context,
+                     const MpiWords& words) {
   const bool user_output_option =
       contains(words.global, {"--tag-output", "-tag-output", "--timestamp-output", "-timestamp-output",
-                              "--output-filename", "-output-filename", "--xml", "-xml"});
-  if (plan.num_instances > 1 && !user_output_option) {
-    command.argv.push_back("--tag-output");
-    command.decisions.push_back("added --tag-output: each output line starts with [jobid,instance]<stream>:");
+                              "--output-filename", "-output-filename", "--xml", "-xml", "--output", "-output"});
+  if (plan.num_instances == 1 || user_output_option) return false;
+  if (context.agents_tag) {
+    command.decisions.push_back(
+        "the agents tag each output line with [1,instance]<stdout>: (Open MPI 5's --tag-output adds a space)");
+    return true;
   }
+  command.argv.push_back("--tag-output");
+  command.decisions.push_back("added --tag-output: each output line starts with [jobid,instance]<stream>:");
+  return false;
 }
 
 // design.md §12: no binding unless asked. Open MPI binds each of <= 2 processes to a core (to a
@@ -227,7 +234,7 @@ void add_job_settings(MpirunCommand& command, const LaunchPlan& plan, const RunO
 
 // The one app context: every instance, the variables they share, the agent and the program.
 void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOptions& options,
-                     const MpirunContext& context, const MpiWords& words) {
+                     const MpirunContext& context, const MpiWords& words, bool agents_tag) {
   auto& argv = command.argv;
   argv.insert(argv.end(), {"-np", std::to_string(plan.num_instances)});
   for (const auto& name : context.forwarded) argv.insert(argv.end(), {"-x", name});
@@ -244,7 +251,7 @@ void add_app_context(MpirunCommand& command, const LaunchPlan& plan, const RunOp
     argv.insert(argv.end(), {"-x", "OMPI_MCA_odls_base_signal_direct_children_only=" + *direct_only});
   }
   argv.insert(argv.end(), words.local.begin(), words.local.end());
-  append_agent(argv, plan, options, context);
+  append_agent(argv, plan, options, context, agents_tag);
 }
 
 }  // namespace
@@ -269,12 +276,12 @@ MpirunCommand build_mpirun_command(const LaunchPlan& plan, const RunOptions& opt
   }
   add_placement(command, plan, options, context, words);
   add_pml(command, plan, context, words);
-  add_output_tags(command, plan, words);
+  const bool agents_tag = add_output_tags(command, plan, context, words);
   add_binding(command, options, context, words);
   add_job_settings(command, plan, options, context, words);
   add_warnings(command, words);
   command.argv.insert(command.argv.end(), words.global.begin(), words.global.end());
-  add_app_context(command, plan, options, context, words);
+  add_app_context(command, plan, options, context, words, agents_tag);
   return command;
 }
 

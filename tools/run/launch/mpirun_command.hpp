@@ -40,6 +40,9 @@ struct MpirunContext {
   /// torchrun variables are not exported (unit tests of other parts).
   std::string master_addr;
   int master_port = 0;
+  /// The agents tag each output line instead of mpirun's --tag-output: Open MPI 5's puts a space
+  /// after the tag, which 4's and hydra's (tagged by the agents) do not (launcher_command.cpp).
+  bool agents_tag = false;
 };
 
 /// The command and what was decided on the way (shown with -v) or should be warned about.

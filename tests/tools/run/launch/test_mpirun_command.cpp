@@ -8,8 +8,10 @@
 #include "job/launch_plan.hpp"
 #include "popdist/error.hpp"
 #include "run/launch/command_length.hpp"
+#include "run/launch/launcher_command.hpp"
 #include "run/launch/mpirun_command.hpp"
 
+using popdist::cli::build_launcher_command;
 using popdist::cli::build_mpirun_command;
 using popdist::cli::HostSpec;
 using popdist::cli::MpirunContext;
@@ -333,6 +335,19 @@ TEST_CASE("mpirun command: --tag-output for several instances unless the user ch
   const auto argv = build_mpirun_command(two, options, context_with(4)).argv;
   CHECK_FALSE(has_sequence(argv, {"--tag-output"}));
   CHECK(has_sequence(argv, {"--timestamp-output"}));
+}
+
+TEST_CASE("mpirun command: under Open MPI 5 the agents tag each line, as Open MPI 4's --tag-output", "[command]") {
+  // Open MPI 5's --tag-output writes "[1,0]<stdout>: line", 4's and hydra's agents "[1,0]<stdout>:line".
+  const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
+  popdist::cli::Launcher launcher{popdist::cli::Backend::openmpi, "/v/bin/mpirun", "mpirun", "Open MPI 5.0.11"};
+  auto split = split_command(build_launcher_command(launcher, plan, options_for(2, 2), context_with(4)).argv);
+  CHECK_FALSE(has_sequence(split.global, {"--tag-output"}));
+  CHECK(has_sequence(split.contexts.at(0), {"--tag-output", "--", "prog", "arg 1"}));
+  launcher.description = "Open MPI 4.1.4";
+  split = split_command(build_launcher_command(launcher, plan, options_for(2, 2), context_with(4)).argv);
+  CHECK(has_sequence(split.global, {"--tag-output"}));
+  CHECK_FALSE(has_sequence(split.contexts.at(0), {"--tag-output", "--", "prog", "arg 1"}));
 }
 
 TEST_CASE("mpirun command: --only-output-from-instance tells every agent which instance to show", "[command]") {
