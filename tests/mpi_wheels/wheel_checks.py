@@ -20,14 +20,13 @@ from launcher_common import (check, describe, fake_hosts_agent, main, mpi_test_e
 
 def check_probe_output(result, instances, per_host, backend, launcher_dir, library):
     """Each instance's lines of wheel_probe.cpp, `per_host` instances a host, from the launcher of
-    `launcher_dir` (popdist run -v names it)."""
+    `launcher_dir` (popdist run -v names it), tagged alike on every backend: `[1,I]<stdout>:line`."""
     check(result.returncode == 0, describe(result))
     check(re.search(rf"^popdist run: backend {backend}: .* at {re.escape(launcher_dir)}/\S+$", result.stderr, re.M),
           f"not the launcher of {launcher_dir}: {describe(result)}")
     per_instance = tagged_streams(result.stdout)
     check(sorted(per_instance) == list(range(instances)), f"instances {sorted(per_instance)}: {describe(result)}")
     for instance, lines in per_instance.items():
-        lines = [line.strip() for line in lines]  # the tag is followed by a space
         expected = (rf"instance {instance} of {instances}, local {instance % per_host}, replicas 2 from {2 * instance} "
                     rf"of {2 * instances}, MPI rank {instance} of {instances}, library {re.escape(library)}.*")
         check(len(lines) >= 2 and re.fullmatch(expected, lines[0]), f"instance {instance}: {lines}\n{describe(result)}")
