@@ -88,10 +88,14 @@ std::optional<int> first_failure_status(const std::vector<InstanceRecord>& recor
 
 std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt, int attempts,
                            int status, const std::vector<LostHost>& lost,
-                           const std::vector<UnreportedInstance>& unreported) {
+                           const std::vector<UnreportedInstance>& unreported, const std::string& unreached) {
+  const bool unreachable = unreached.find("  unreachable host: ") != std::string::npos;
   std::string text = fmt::format("popdist run: the job failed ({}){}\n",
-                                 lost.empty() ? describe_status(status) : fmt::format("lost host, exit status {}", status),
+                                 !lost.empty()  ? fmt::format("lost host, exit status {}", status)
+                                 : unreachable ? fmt::format("unreachable host, exit status {}", status)
+                                               : describe_status(status),
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
+  text += unreached;
   for (const auto& host : lost) {
     text += fmt::format("  lost host: {}: no word from its agents (link down, machine down, or its processes or "
                         "the launcher's daemon (orted, hydra_pmi_proxy) killed)\n",
@@ -105,7 +109,7 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
   }
   const bool named = std::any_of(unreported.begin(), unreported.end(),
                                  [](const UnreportedInstance& instance) { return !instance.in_teardown; });
-  if (failures.empty() && named) return text;
+  if (failures.empty() && (named || !unreached.empty())) return text;
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see the launcher's message above\n";
