@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""popdist run when a host cannot reach back (issue 47 item 4): the last host's link is down at
+the start (`ip -n hX link set eth0 down`), so the launcher's remote shell (the testbed's
+`ip netns exec` agent) starts its daemon -- Open MPI's orted, hydra's proxy -- but nothing there
+can connect back. Measured here: Open MPI 4's mpirun then ends by itself at once ("ORTE was unable
+to reliably start one or more daemons", naming no host); hydra's mpiexec says its proxy could not
+connect and then waits forever. Either way popdist run must end, within a bound, with a report
+that names the host and why ("started ..., but could not connect back to popdist run at
+<address:port> ...: ... Network is unreachable"), the same in --report-file, and leave nothing
+of the job behind. Used by CTest as
+
+    unreached_host_checks.py link-down <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]
+
+The link is restored (and the host's leftovers killed) after the check.
+Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is missing).
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import netns_checks  # noqa: E402 - the testbed's probes
+from lost_host_checks import kill, pids_on  # noqa: E402
+from netns_checks import check  # noqa: E402
+from private_tmp_job import PrivateTmpJob  # noqa: E402 - the job every check starts
+
+# Never a hang: hydra's bound (another host spoke 5 s before), the probes' deadline (5 s), the
+# grace before SIGKILL (1 + 2 s), and slack for a loaded 2-core machine.
+END_BOUND = 40
+
+PROGRAM = r"""
+import time
+print("ready", flush=True)
+time.sleep(1)
+"""
+
+
+def restore(host):
+    subprocess.run(["ip", "-n", host, "link", "set", "eth0", "up"], check=False)
+    kill(pids_on(host))
+
+
+def link_down(popdist, testbed, hosts):
+    down = hosts[-1]
+    subprocess.run(["ip", "-n", down, "link", "set", "eth0", "down"], check=True)
+    try:
+        start = time.monotonic()
+        job = PrivateTmpJob(popdist, testbed, hosts, PROGRAM, prefix="popdist-unreached-")
+        status, out = job.finish(lambda: restore(down))
+        elapsed = time.monotonic() - start
+    finally:
+        restore(down)
+    print(f"from the start to popdist run's end, {down}'s link down, under {job.backend}: {elapsed:.2f} s")
+    check(status != 0, f"a failure status expected, got {status}")
+    check(elapsed <= END_BOUND, f"popdist run took {elapsed:.1f} s, more than {END_BOUND} s")
+    block = out[out.find("popdist run: the job failed"):]
+    check("popdist run: the job failed (unreachable host" in block, f"the status line does not say so:\n{out}")
+    named = re.search(rf"  unreachable host: {down}: started by {re.escape(job.rsh)}, but could not connect back "
+                      rf"to popdist run at [\d.]+:\d+ within [\d.]+ s \(.*\): popdist _reach on {down}: could not "
+                      rf"connect to [\d.]+:\d+ within \d+ ms: connect: Network is unreachable", block)
+    check(named, f"the report does not name {down} and why:\n{block}")
+    for host in hosts[:-1]:
+        check(f"unreachable host: {host}:" not in block, f"{host}, reachable, is named unreachable:\n{block}")
+    # h1, where popdist run runs, is this machine: never probed (no remote shell starts its instances)
+    check("reachable: h1" not in block, f"h1, popdist run's own host, was probed:\n{block}")
+    check(named.group(0) in job.report()["text"], f"--report-file's text differs: {job.report()['text']}")
+
+
+CHECKS = {"link-down": link_down}
+
+
+if __name__ == "__main__":
+    sys.exit(netns_checks.run_host_check(CHECKS, sys.argv))
