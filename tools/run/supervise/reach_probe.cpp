@@ -158,10 +158,9 @@ std::vector<ProbeResult> run_probes(const std::vector<std::string>& hosts,
   std::vector<ProbeResult> results;
   for (std::size_t i = 0; i < probes.size(); ++i) {
     Running& probe = probes[i];
-    if (probe.pid > 0 && !probe.status) {
-      ::kill(-probe.pid, SIGKILL);
-      ::waitpid(probe.pid, nullptr, 0);
-    }
+    // Late, or ended while a child of it (a remote shell's) still holds its output: its group goes.
+    if (probe.pid > 0 && (!probe.status || probe.output.valid())) ::kill(-probe.pid, SIGKILL);
+    if (probe.pid > 0 && !probe.status) ::waitpid(probe.pid, nullptr, 0);
     const bool timed_out = probe.pid > 0 && !probe.status;
     const int status = probe.pid > 0 ? probe.status.value_or(0) : 127;
     results.push_back({hosts[i], classify_probe(status, timed_out), status, last_line(probe.written)});
