@@ -26,7 +26,8 @@ class PrivateTmpJob:
     """`popdist run --num-instances 2*len(hosts) --host h1:2,... --report-file ... -- python <program> <args>`
     on h1, running while the check looks at it; its output is read as it comes (`output`)."""
 
-    def __init__(self, popdist, testbed, hosts, program, args=(), options=(), prefix="popdist-cross-"):
+    def __init__(self, popdist, testbed, hosts, program, args=(), options=(), prefix="popdist-cross-",
+                 launch_host=None):
         self.hosts = hosts
         self.tmp = tempfile.mkdtemp(prefix=prefix)
         self.tmpdir = os.path.join(self.tmp, "node-local")  # private on every host but h1
@@ -38,7 +39,7 @@ class PrivateTmpJob:
         self.instances = INSTANCES_PER_HOST * len(hosts)
         self.last = self.instances - 1
         self.env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
-        self.on_h1 = [os.path.join(testbed, "on_host.sh"), hosts[0]]
+        self.on_h1 = [os.path.join(testbed, "on_host.sh"), launch_host or hosts[0]]  # where popdist run runs
         self.rsh = os.path.join(testbed, "netns_private_rsh.sh")
         # The backend of the check's command line (netns_checks.run_host_check's --backend):
         # hydra's own ssh launcher with the testbed's agent and its interface named.

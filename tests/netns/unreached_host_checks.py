@@ -9,7 +9,10 @@ that names the host and why ("started ..., but could not connect back to popdist
 <address:port> ...: ... Network is unreachable"), the same in --report-file, and leave nothing
 of the job behind. Used by CTest as
 
-    unreached_host_checks.py link-down <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]
+    unreached_host_checks.py link-down|only-host-down <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]
+
+link-down runs the job on every host; only-host-down on the last host only, started from the
+first (no host ever speaks: hydra's mpiexec then hangs in its teardown, and popdist run ends it).
 
 The link is restored (and the host's leftovers killed) after the check.
 Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is missing).
@@ -43,11 +46,21 @@ def restore(host):
 
 
 def link_down(popdist, testbed, hosts):
+    """The job on every host, the last one's link down: the others speak, it never does."""
+    run_with_link_down(popdist, testbed, hosts, hosts)
+
+
+def only_host_down(popdist, testbed, hosts):
+    """The job on the last host only, started from the first, whose link is down: no host ever speaks."""
+    run_with_link_down(popdist, testbed, hosts, hosts[-1:])
+
+
+def run_with_link_down(popdist, testbed, hosts, job_hosts):
     down = hosts[-1]
     subprocess.run(["ip", "-n", down, "link", "set", "eth0", "down"], check=True)
     try:
         start = time.monotonic()
-        job = PrivateTmpJob(popdist, testbed, hosts, PROGRAM, prefix="popdist-unreached-")
+        job = PrivateTmpJob(popdist, testbed, job_hosts, PROGRAM, prefix="popdist-unreached-", launch_host=hosts[0])
         status, out = job.finish(lambda: restore(down))
         elapsed = time.monotonic() - start
     finally:
@@ -61,14 +74,14 @@ def link_down(popdist, testbed, hosts):
                       rf"to popdist run at [\d.]+:\d+ within [\d.]+ s \(.*\): popdist _reach on {down}: could not "
                       rf"connect to [\d.]+:\d+ within \d+ ms: connect: Network is unreachable", block)
     check(named, f"the report does not name {down} and why:\n{block}")
-    for host in hosts[:-1]:
+    for host in job_hosts[:-1]:
         check(f"unreachable host: {host}:" not in block, f"{host}, reachable, is named unreachable:\n{block}")
     # h1, where popdist run runs, is this machine: never probed (no remote shell starts its instances)
     check("reachable: h1" not in block, f"h1, popdist run's own host, was probed:\n{block}")
     check(named.group(0) in job.report()["text"], f"--report-file's text differs: {job.report()['text']}")
 
 
-CHECKS = {"link-down": link_down}
+CHECKS = {"link-down": link_down, "only-host-down": only_host_down}
 
 
 if __name__ == "__main__":

@@ -126,9 +126,11 @@ AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, Watche
 /// (unreached_hosts.hpp): the report's lines on those hosts from their probes; "" otherwise.
 std::string probe_after_failure(const PreparedJob& job, const Launcher& launcher, const WatchedRun& run,
                                 const AttemptEnd& end, bool stopped, const JobRecords& records, int channel_port) {
-  if (run.verdict) return run.verdict->unreached;
+  if (run.verdict && !run.verdict->unreached.empty()) return run.verdict->unreached;
+  // A hung teardown's verdict is a launcher's failure too (hydra's, its only host unreached).
   const auto snapshot = records.snapshot();
-  if (end.status == 0 || stopped || channel_port <= 0 || !end.lost.empty() || first_failure_status(snapshot))
+  if (end.status == 0 || end.status == kStallStatus || stopped || channel_port <= 0 || !end.lost.empty() ||
+      first_failure_status(snapshot))
     return "";
   const auto silent = silent_hosts(job.plan, snapshot);
   if (silent.empty()) return "";
