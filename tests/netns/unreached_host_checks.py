@@ -9,10 +9,13 @@ that names the host and why ("started ..., but could not connect back to popdist
 <address:port> ...: ... Network is unreachable"), the same in --report-file, and leave nothing
 of the job behind. Used by CTest as
 
-    unreached_host_checks.py link-down|only-host-down <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]
+    unreached_host_checks.py link-down|only-host-down|dropped <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]
 
 link-down runs the job on every host; only-host-down on the last host only, started from the
-first (no host ever speaks: hydra's mpiexec then hangs in its teardown, and popdist run ends it).
+first (no host ever speaks: hydra's mpiexec then hangs in its teardown, and popdist run ends it);
+dropped runs it on every host with the last host's packets to the first dropped (a firewall that
+drops: Open MPI's mpirun then waits for that host's daemon, and no host speaks until popdist run's
+bound at the start, 30 s).
 
 The link is restored (and the host's leftovers killed) after the check.
 Exit status: 0 pass, 1 a check failed, 77 skipped (the message names what is missing).
@@ -29,9 +32,9 @@ from lost_host_checks import kill, pids_on  # noqa: E402
 from netns_checks import check  # noqa: E402
 from private_tmp_job import PrivateTmpJob  # noqa: E402 - the job every check starts
 
-# Never a hang: hydra's bound (another host spoke 5 s before), the probes' deadline (5 s), the
-# grace before SIGKILL (1 + 2 s), and slack for a loaded 2-core machine.
-END_BOUND = 40
+# Never a hang: the startup bound (30 s when no host spoke; 5 s after another did), the probes'
+# deadline (5 s), the grace before SIGKILL (1 + 2 s), and slack for a loaded 2-core machine.
+END_BOUND = 60
 
 PROGRAM = r"""
 import time
@@ -40,31 +43,53 @@ time.sleep(1)
 """
 
 
-def restore(host):
+# What the probe on the cut-off host says: a link down is an error at once; packets dropped on
+# the way (a firewall that drops, no answer ever) a connect that times out.
+PROBE_ERROR = {"link-down": "Network is unreachable", "dropped": "Connection timed out"}
+
+
+def cut(host, how, launcher_address):
+    if how == "link-down":
+        subprocess.run(["ip", "-n", host, "link", "set", "eth0", "down"], check=True)
+    else:  # the launcher's host at a MAC nobody has: every packet to it vanishes on the bridge
+        subprocess.run(["ip", "-n", host, "neigh", "replace", launcher_address, "lladdr", "02:00:00:00:00:99",
+                        "dev", "eth0", "nud", "permanent"], check=True)
+
+
+def restore(host, launcher_address):
     subprocess.run(["ip", "-n", host, "link", "set", "eth0", "up"], check=False)
-    kill(pids_on(host))
+    subprocess.run(["ip", "-n", host, "neigh", "del", launcher_address, "dev", "eth0"], check=False,
+                   capture_output=True)
+    kill(pids_on(host))  # Open MPI's orted there lingers until its own connect times out (minutes)
 
 
 def link_down(popdist, testbed, hosts):
     """The job on every host, the last one's link down: the others speak, it never does."""
-    run_with_link_down(popdist, testbed, hosts, hosts)
+    run_cut_off(popdist, testbed, hosts, hosts, "link-down")
 
 
 def only_host_down(popdist, testbed, hosts):
     """The job on the last host only, started from the first, whose link is down: no host ever speaks."""
-    run_with_link_down(popdist, testbed, hosts, hosts[-1:])
+    run_cut_off(popdist, testbed, hosts, hosts[-1:], "link-down")
 
 
-def run_with_link_down(popdist, testbed, hosts, job_hosts):
+def dropped(popdist, testbed, hosts):
+    """The job on every host, the last one's packets to the launcher's host dropped: under Open MPI
+    no host speaks (mpirun waits for the daemon) until popdist run's bound at the start."""
+    run_cut_off(popdist, testbed, hosts, hosts, "dropped")
+
+
+def run_cut_off(popdist, testbed, hosts, job_hosts, how):
     down = hosts[-1]
-    subprocess.run(["ip", "-n", down, "link", "set", "eth0", "down"], check=True)
+    launcher_address = f"10.200.0.{hosts[0].lstrip('h')}"  # netns_setup.sh: hN is 10.200.0.N
+    cut(down, how, launcher_address)
     try:
         start = time.monotonic()
         job = PrivateTmpJob(popdist, testbed, job_hosts, PROGRAM, prefix="popdist-unreached-", launch_host=hosts[0])
-        status, out = job.finish(lambda: restore(down))
+        status, out = job.finish(lambda: restore(down, launcher_address))
         elapsed = time.monotonic() - start
     finally:
-        restore(down)
+        restore(down, launcher_address)
     print(f"from the start to popdist run's end, {down}'s link down, under {job.backend}: {elapsed:.2f} s")
     check(status != 0, f"a failure status expected, got {status}")
     check(elapsed <= END_BOUND, f"popdist run took {elapsed:.1f} s, more than {END_BOUND} s")
@@ -72,7 +97,7 @@ def run_with_link_down(popdist, testbed, hosts, job_hosts):
     check("popdist run: the job failed (unreachable host" in block, f"the status line does not say so:\n{out}")
     named = re.search(rf"  unreachable host: {down}: started by {re.escape(job.rsh)}, but could not connect back "
                       rf"to popdist run at [\d.]+:\d+ within [\d.]+ s \(.*\): popdist _reach on {down}: could not "
-                      rf"connect to [\d.]+:\d+ within \d+ ms: connect: Network is unreachable", block)
+                      rf"connect to [\d.]+:\d+ within \d+ ms: connect: {PROBE_ERROR[how]}", block)
     check(named, f"the report does not name {down} and why:\n{block}")
     for host in job_hosts[:-1]:
         check(f"unreachable host: {host}:" not in block, f"{host}, reachable, is named unreachable:\n{block}")
@@ -81,7 +106,7 @@ def run_with_link_down(popdist, testbed, hosts, job_hosts):
     check(named.group(0) in job.report()["text"], f"--report-file's text differs: {job.report()['text']}")
 
 
-CHECKS = {"link-down": link_down, "only-host-down": only_host_down}
+CHECKS = {"link-down": link_down, "only-host-down": only_host_down, "dropped": dropped}
 
 
 if __name__ == "__main__":
