@@ -47,6 +47,19 @@ std::string no_word_in_teardown(const std::vector<UnreportedInstance>& unreporte
                      fmt::join(silent, ", "));
 }
 
+/// After a lost or unreached host, instances that all ended by SIGTERM were ended by the job's
+/// teardown that the host's loss began: on one line, none of them a "first failure". "" otherwise.
+std::string teardown_after_host(const std::vector<Failure>& failures, bool host_is_cause) {
+  std::vector<int> stopped;
+  for (const auto& failure : failures) {
+    if (failure.end.status != kTerminated) return "";
+    stopped.push_back(failure.end.index);
+  }
+  if (!host_is_cause || stopped.empty()) return "";
+  std::sort(stopped.begin(), stopped.end());
+  return fmt::format("  stopped by the job's teardown after the host's loss: instance(s) {}\n", fmt::join(stopped, ", "));
+}
+
 }  // namespace
 
 bool stopped_by_teardown(const Failure& failure, const Failure& first) {
@@ -110,6 +123,8 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
   const bool named = std::any_of(unreported.begin(), unreported.end(),
                                  [](const UnreportedInstance& instance) { return !instance.in_teardown; });
   if (failures.empty() && (named || !unreached.empty())) return text;
+  const auto after_host = teardown_after_host(failures, !lost.empty() || unreachable);
+  if (!after_host.empty()) return text + after_host + no_word_in_teardown(unreported);
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see the launcher's message above\n";

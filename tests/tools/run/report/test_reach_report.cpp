@@ -83,3 +83,24 @@ TEST_CASE("the failure report opens with the unreached hosts, as its root cause"
   // without probes, as before
   CHECK_THAT(popdist::cli::failure_report({}, 0, 0, 1, 213), Contains("see the launcher's message above"));
 }
+
+TEST_CASE("after a lost or unreached host, the teardown's SIGTERMs are not a first failure", "[report][reach]") {
+  const long long start = 1'000'000'000'000;
+  const std::vector<popdist::cli::Failure> terminated{{{1, 143, start + 5'600'000'000, "h1"}, "", "stderr"},
+                                                     {{0, 143, start + 5'700'000'000, "h1"}, "", "stderr"}};
+  const std::vector<popdist::cli::LostHost> lost{{"h2", {2, 3}, 3500ms}};
+  const auto text = popdist::cli::failure_report(terminated, start, 0, 1, 122, lost);
+  CHECK_THAT(text, Contains("  lost host: h2 (instances 2, 3; last heard 3.5 s ago)") &&
+                       Contains("  stopped by the job's teardown after the host's loss: instance(s) 0, 1\n"));
+  CHECK(text.find("first failure") == std::string::npos);
+  const auto unreached = reach_report({{"h2", ProbeOutcome::no_connection, 4, "x"}}, kProbing);
+  CHECK_THAT(popdist::cli::failure_report(terminated, start, 0, 1, 122, {}, {}, unreached),
+             Contains("after the host's loss: instance(s) 0, 1\n"));
+  // an instance that failed otherwise is still the first failure, and without a lost host a SIGTERM is too
+  auto crashed = terminated;  // as failures_in_order() gives them: the SIGTERM is never first
+  crashed[1].end.status = 139;
+  std::swap(crashed[0], crashed[1]);
+  CHECK_THAT(popdist::cli::failure_report(crashed, start, 0, 1, 122, lost),
+             Contains("first failure: instance 0 on h1: SIGSEGV"));
+  CHECK_THAT(popdist::cli::failure_report(terminated, start, 0, 1, 143), Contains("first failure: instance 1 on h1"));
+}
