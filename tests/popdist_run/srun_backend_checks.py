@@ -5,6 +5,7 @@ inside one (salloc: each attempt a new step). The programs need no MPI: `sh -c` 
 Usage: srun_backend_checks.py <check> <popdist> <testbed>"""
 
 import json
+import shutil
 import os
 import re
 import signal
@@ -28,7 +29,7 @@ def dry_run(popdist, testbed):
     result = run(popdist_run(popdist, "--dry-run", "--num-instances", "4", "--host", "n1,n2", "true"), env)
     check(result.returncode == 0, describe(result))
     check(result.stdout.startswith("srun --ntasks 4 --distribution arbitrary --nodelist n1,n1,n2,n2 --export ALL "
-                                   "--kill-on-bad-exit=0 --disable-status env MASTER_ADDR="), describe(result))
+                                   "--kill-on-bad-exit=0 --disable-status --job-name popdist-run-XXXXXX env MASTER_ADDR="), describe(result))
     check(re.search(r"^popdist run: backend srun: Slurm \S+ at /usr/bin/srun$", result.stderr, re.M), describe(result))
     # auto: srun only where no MPI launcher is found
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,33 +100,58 @@ def failing_instance(popdist, testbed):
         check(outcome["status"] == 3, f"report file: {outcome}")
 
 
+def stop_twice(popdist, testbed, env, tmp, extra=()):
+    """Starts a 2-instance job whose instances record each USR1, INT and TERM they get; sends
+    popdist run SIGUSR1, then SIGTERM. Returns (usr1 deliveries, stop deliveries, status, stderr)."""
+    # each signal recorded by name; a second delivery within a second would be too
+    program = (f'trap "echo usr1-$RANK >> {tmp}/usr1" USR1; '
+               f'trap "echo int-$RANK >> {tmp}/stop; stop=1" INT; trap "echo term-$RANK >> {tmp}/stop; stop=1" TERM; '
+               f'echo ready-$RANK >> {tmp}/ready; while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 9')
+    process = subprocess.Popen([*popdist_run(popdist, "-v", "--host", "n1,n2", "--num-instances", "2", *extra), "sh",
+                                "-c", program], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(f"{tmp}/ready", 2, timeout=60)
+        process.send_signal(signal.SIGUSR1)
+        wait_for(f"{tmp}/usr1", 2)
+        time.sleep(1)  # a second delivery would arrive by now
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    stops = sorted(open(f"{tmp}/stop").read().split()) if os.path.exists(f"{tmp}/stop") else []
+    return sorted(open(f"{tmp}/usr1").read().split()), stops, process.returncode, err
+
+
 def signals(popdist, testbed):
-    """SIGUSR1 reaches each instance exactly once; a SIGTERM to popdist run then stops every
-    instance gracefully, with one SIGINT each (srun's own SIGTERM would SIGKILL them: popdist run
-    sends it SIGINT, which --disable-status passes on)."""
+    """SIGUSR1 reaches each instance exactly once; a SIGTERM to popdist run then reaches each
+    instance as one SIGTERM (srun's own SIGTERM would SIGKILL them: popdist run passes it on to the
+    step with scancel), and the job ends as under Open MPI: the instances' status, no failure report."""
     env = slurm_environment(popdist, testbed)
     with tempfile.TemporaryDirectory() as tmp:
-        # each stop signal recorded by name; a second delivery within a second would be too
-        program = (f'trap "echo usr1-$RANK >> {tmp}/usr1" USR1; '
-                   f'trap "echo int-$RANK >> {tmp}/stop; stop=1" INT; trap "echo term-$RANK >> {tmp}/stop; stop=1" TERM; '
-                   f'echo ready-$RANK >> {tmp}/ready; while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 9')
-        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "sh", "-c", program),
-                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            wait_for(f"{tmp}/ready", 2, timeout=60)
-            process.send_signal(signal.SIGUSR1)
-            wait_for(f"{tmp}/usr1", 2)
-            time.sleep(1)  # a second delivery would arrive by now
-            process.send_signal(signal.SIGTERM)
-            out, err = process.communicate(timeout=60)
-        finally:
-            if process.poll() is None:
-                process.kill()
-        check(sorted(open(f"{tmp}/usr1").read().split()) == ["usr1-0", "usr1-1"],
-              f"SIGUSR1 deliveries: {open(f'{tmp}/usr1').read().split()}")
-        stops = sorted(open(f"{tmp}/stop").read().split()) if os.path.exists(f"{tmp}/stop") else []
-        check(stops == ["int-0", "int-1"], f"stops: {stops}, exit {process.returncode}\n{err}")
-        check(process.returncode != 0, f"exit {process.returncode}")
+        usr1, stops, status, err = stop_twice(popdist, testbed, env, tmp)
+    check(usr1 == ["usr1-0", "usr1-1"], f"SIGUSR1 deliveries: {usr1}\n{err}")
+    check(stops == ["term-0", "term-1"], f"stops: {stops}, exit {status}\n{err}")
+    check(status == 9 and "the job failed" not in err, f"exit {status}\n{err}")
+    check(re.search(r"^popdist run: Terminated passed on to srun's step popdist-run-\w{6} with scancel$", err, re.M),
+          f"-v does not say how the SIGTERM went on:\n{err}")
+
+
+def term_fallback(popdist, testbed):
+    """When Slurm cannot name the step (here a squeue beside srun that fails), a SIGTERM to popdist
+    run still stops every instance gracefully, as srun's SIGINT, once each, and -v says so."""
+    env = slurm_environment(popdist, testbed)
+    with tempfile.TemporaryDirectory() as tmp:
+        os.symlink(shutil.which("srun", path=env["PATH"]), os.path.join(tmp, "srun"))
+        with open(os.path.join(tmp, "squeue"), "w") as squeue:
+            squeue.write("#!/bin/sh\necho 'squeue: error: the controller is down (a test)' >&2\nexit 1\n")
+        os.chmod(os.path.join(tmp, "squeue"), 0o755)
+        env = dict(env, PATH=tmp + os.pathsep + env["PATH"])
+        usr1, stops, status, err = stop_twice(popdist, testbed, env, tmp)
+    check(stops == ["int-0", "int-1"], f"stops: {stops}, exit {status}\n{err}")
+    check(status == 9, f"exit {status}\n{err}")
+    check("could not pass Terminated on to srun's step" in err and "the controller is down (a test)" in err
+          and "stopping srun with SIGINT instead" in err, f"-v does not say why:\n{err}")
 
 
 def interrupt(popdist, testbed):
@@ -235,7 +261,7 @@ def batch_recipe(popdist, testbed):
 
 CHECKS = {
     "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
-    "failing-instance": failing_instance, "signals": signals, "interrupt": interrupt,
+    "failing-instance": failing_instance, "signals": signals, "term-fallback": term_fallback, "interrupt": interrupt,
     "stacks-and-stall": stacks_and_stall, "killed": killed,
     "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe,
 }

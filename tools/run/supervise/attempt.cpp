@@ -13,6 +13,7 @@
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "run/launch/launcher_command.hpp"
+#include "run/launch/srun_command.hpp"
 #include "run/report/announcement.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
@@ -24,6 +25,7 @@
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/lost_host_watch.hpp"
 #include "run/supervise/process_runner.hpp"
+#include "run/supervise/slurm_step.hpp"
 #include "run/supervise/stack_gathering.hpp"
 #include "run/supervise/stall_watch.hpp"
 #include "stacks/stack_query.hpp"
@@ -92,12 +94,13 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
 
 /// How each launcher is told to stop (process_runner.hpp). hydra's mpiexec, SIGKILLed, ends every
 /// instance through its proxies; SIGTERM it would pass on. srun turns SIGTERM into SIGKILL of its
-/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running.
-LauncherSignals launcher_signals(Backend backend) {
-  switch (backend) {
+/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running. A
+/// SIGTERM reaches srun's step through scancel (slurm_step.hpp), SIGINT to srun when that fails.
+LauncherSignals launcher_signals(const Launcher& launcher, const MpirunContext& context, bool verbose) {
+  switch (launcher.backend) {
     case Backend::openmpi: return {};
-    case Backend::hydra: return {SIGKILL, 0, SIGKILL};
-    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM};
+    case Backend::hydra: return {SIGKILL, 0, SIGKILL, {}};
+    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM, step_stop(launcher.path, srun_step_name(context), verbose)};
   }
   return {};
 }
@@ -153,7 +156,7 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   const StackQueryService queries(job_dir.path(), gather);
   const long long start = steady_ns(std::chrono::steady_clock::now());
   const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher),
-                               launcher_signals(launcher.backend));
+                               launcher_signals(launcher, context, job.options.verbosity >= 1));
   const bool stopped = stop_signal_received() != 0;
   const auto end = attempt_end(job, records, run, stopped, launcher.backend);
   report_attempt(job, attempt, start, end, stopped, records);
