@@ -17,7 +17,7 @@ import time
 from hydra_backend_checks import STALLED, check_stacks_then_stall, marked_processes, left_after, per_instance, wait_for
 from launcher_common import check, describe, main, run
 from slurm_job_checks import job_field, read, submit
-from testbed_checks import slurm_environment
+from testbed_checks import slurm_environment, wait_for_idle_nodes
 
 
 def popdist_run(popdist, *words):
@@ -259,11 +259,57 @@ def batch_recipe(popdist, testbed):
           f"job {job}: {state}\n{out}")
 
 
+def slurmd_pid(testbed, node):
+    """The pid of the testbed's slurmd of `node` (slurm.conf's SlurmdPidFile)."""
+    with open(os.path.join(testbed, "slurm", "slurm.conf")) as conf:
+        pattern = re.search(r"^SlurmdPidFile=(\S+)", conf.read(), re.M).group(1)
+    with open(pattern.replace("%n", node)) as pid_file:
+        return int(pid_file.read())
+
+
+def down_node(popdist, testbed):
+    """Inside an allocation with --no-kill, Slurm marks n2 DOWN (scontrol, n2's slurmd stopped
+    first: a failed node's does not register again at once, and ReturnToService=2 would put a live
+    one back within a second). Slurm ends the step on both nodes; the report names n2, DOWN and
+    Slurm's reason, and n2 alone as the lost host (122), on stderr and in the report file."""
+    env = slurm_environment(popdist, testbed)
+    slurmd = slurmd_pid(testbed, "n2")
+    with tempfile.TemporaryDirectory() as tmp:
+        program = f'echo ready-$RANK >> {tmp}/ready; while :; do sleep 0.1; done'
+        process = subprocess.Popen(["salloc", "-N2", "-n2", "--no-kill", "--time=2",
+                                    *popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "--report-file",
+                                                 f"{tmp}/report.json", "sh", "-c", program)],
+                                   env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stopped = False
+        try:
+            wait_for(f"{tmp}/ready", 2, timeout=60)
+            os.kill(slurmd, signal.SIGSTOP)  # the testbed's slurmd of n2, continued below
+            stopped = True
+            downed = run(["scontrol", "update", "nodename=n2", "state=down", "reason=popdist-test"], env)
+            check(downed.returncode == 0, describe(downed))
+            downed_at = time.monotonic()
+            out, err = process.communicate(timeout=90)
+            print(f"popdist run ended {time.monotonic() - downed_at:.1f} s after n2 was marked DOWN")
+        finally:
+            if process.poll() is None:
+                process.kill()
+            if stopped:
+                os.kill(slurmd, signal.SIGCONT)
+            run(["scontrol", "update", "nodename=n2", "state=resume"], env)
+        report = json.load(open(f"{tmp}/report.json")) if os.path.exists(f"{tmp}/report.json") else {}
+    check(process.returncode == 122, f"exit {process.returncode}\n{err}")
+    check('Slurm took node n2 out of service: DOWN, not responding, reason "popdist-test"' in err
+          or 'Slurm took node n2 out of service: DOWN, reason "popdist-test"' in err, f"n2 is not named:\n{err}")
+    check("lost host: n2 (instance 1;" in err and "lost host: n1" not in err, err)
+    check([host["host"] for host in report.get("lost_hosts", [])] == ["n2"], f"report file: {report}")
+    wait_for_idle_nodes(env, seconds=60)  # n2 back in service for the checks that follow
+
+
 CHECKS = {
     "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
     "failing-instance": failing_instance, "signals": signals, "term-fallback": term_fallback, "interrupt": interrupt,
     "stacks-and-stall": stacks_and_stall, "killed": killed,
-    "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe,
+    "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe, "down-node": down_node,
 }
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/lost_host_watch.hpp"
 #include "run/supervise/process_runner.hpp"
+#include "run/supervise/slurm_failed_nodes.hpp"
 #include "run/supervise/slurm_step.hpp"
 #include "run/supervise/stack_gathering.hpp"
 #include "run/supervise/stall_watch.hpp"
@@ -121,13 +122,18 @@ AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, Watche
 }
 
 /// The failure block on stderr (not after a stall, which said its own, nor when stopped) and the report file.
-void report_attempt(const PreparedJob& job, int attempt, long long start, const AttemptEnd& end, bool stopped,
-                    const JobRecords& records) {
+/// Under srun, Slurm's word on the nodes (slurm_failed_nodes.hpp) follows the block.
+void report_attempt(const PreparedJob& job, int attempt, long long start, AttemptEnd& end, bool stopped,
+                    const JobRecords& records, const Launcher& launcher) {
   const auto failures = end.status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
   const int attempts = job.options.max_restarts + 1;
+  std::string slurm;
+  if (launcher.backend == Backend::srun && ended_from_outside(end, failures, stopped)) {
+    slurm = explain_by_slurm(launcher.path, job.plan, end, job.options.verbosity >= 1);
+  }
   if (end.status != 0 && end.status != kStallStatus && !stopped) {
-    fmt::print(stderr, "{}{}", failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported),
-               process_limit_hint());
+    fmt::print(stderr, "{}{}{}", failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported),
+               slurm, process_limit_hint());
     std::fflush(stderr);
   }
   if (!job.options.report_file.empty()) {
@@ -158,8 +164,8 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher),
                                launcher_signals(launcher, context, job.options.verbosity >= 1));
   const bool stopped = stop_signal_received() != 0;
-  const auto end = attempt_end(job, records, run, stopped, launcher.backend);
-  report_attempt(job, attempt, start, end, stopped, records);
+  auto end = attempt_end(job, records, run, stopped, launcher.backend);
+  report_attempt(job, attempt, start, end, stopped, records, launcher);
   return {end.status, end.lost};
 }
 
