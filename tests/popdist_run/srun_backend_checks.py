@@ -305,11 +305,79 @@ def down_node(popdist, testbed):
     wait_for_idle_nodes(env, seconds=60)  # n2 back in service for the checks that follow
 
 
+def silent_node(tmp, marker, ranks_from):
+    """A program whose instances from RANK `ranks_from` on stop their agents (SIGSTOP to $PPID):
+    their node falls silent as a node cut off would. Slurm SIGKILLs the stopped agents when popdist
+    run ends the step."""
+    return ["sh", "-c", f'echo "attempt $POPDIST_RESTART_COUNT: $RANK of $WORLD_SIZE on $(hostname) step '
+            f'$SLURM_JOB_ID.$SLURM_STEP_ID"; echo ready-$RANK >> {tmp}/ready; '
+            f'if [ "$RANK" -ge {ranks_from} ]; then sleep 1.5; kill -STOP $PPID; sleep 60; fi; sleep 3', marker]
+
+
+def host_timeout(popdist, testbed):
+    """--host-timeout under srun: n2 falls silent; popdist run names it lost and ends the job with
+    122 (Slurm keeps n2 in service: no Slurm line), leaving nothing running."""
+    env = slurm_environment(popdist, testbed)
+    marker = f"popdist-srun-silent-{os.getpid()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            started = time.monotonic()
+            result = run(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "--host-timeout", "2",
+                                     *silent_node(tmp, marker, 1)), env, timeout=90)
+            print(f"popdist run ended {time.monotonic() - started:.1f} s after its start (n2 silent from 1.5 s on)")
+            left = left_after(marker, 20)
+        finally:
+            for pid in marked_processes(marker):
+                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+    check(result.returncode == 122 and "lost host: n2 (instance 1;" in result.stderr, describe(result))
+    check("lost host: n1" not in result.stderr and "Slurm took node" not in result.stderr, describe(result))
+    check(not left, f"left behind: {left}")
+
+
+def shrink(popdist, testbed):
+    """--max-restarts 1 --min-instances 2 inside an allocation: n2 is lost in the first attempt, and
+    the second runs without it, 2 instances on n1, as a new step of the same job, and succeeds."""
+    env = slurm_environment(popdist, testbed)
+    marker = f"popdist-srun-shrink-{os.getpid()}"
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            result = run(["salloc", "-N2", "-n4", "--time=3",
+                          *popdist_run(popdist, "--host", "n1,n2", "--num-instances", "4", "--host-timeout", "2",
+                                       "--max-restarts", "1", "--min-instances", "2", *silent_node(tmp, marker, 2))],
+                         env, timeout=110)
+        finally:
+            for pid in marked_processes(marker):
+                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+    check(result.returncode == 0 and "left out of every later attempt: n2" in result.stderr, describe(result))
+    lines = [line.split(":", 1)[1] for line in result.stdout.splitlines() if ":attempt " in line]
+    second = sorted(line.rsplit(" step ", 1)[0] for line in lines if line.startswith("attempt 1:"))
+    check(second == ["attempt 1: 0 of 2 on n1", "attempt 1: 1 of 2 on n1"], f"second attempt: {second}\n{describe(result)}")
+    steps = {line.rsplit(" step ", 1)[1] for line in lines}
+    check(len(steps) == 2 and len({step.split(".")[0] for step in steps}) == 1, f"steps {steps}\n{describe(result)}")
+
+
+def pmi_fd(popdist, testbed):
+    """srun --mpi=pmi2 (through --mpi-global-args): PMI_FD reaches each program through its agent,
+    open (a socket), with PMI_RANK and PMI_SIZE."""
+    env = slurm_environment(popdist, testbed)
+    program = 'echo "$PMI_RANK $PMI_SIZE $PMI_FD $(readlink /proc/self/fd/$PMI_FD)"'
+    result = run(popdist_run(popdist, "--mpi-global-args=--mpi=pmi2", "--host", "n1,n2", "--num-instances", "2",
+                             "sh", "-c", program), env, timeout=90)
+    check(result.returncode == 0, describe(result))
+    lines = per_instance(result.stdout)
+    check(sorted(lines) == [0, 1], describe(result))
+    for instance, output in lines.items():
+        words = output[0].split()
+        check(len(words) == 4 and words[:2] == [str(instance), "2"] and words[2].isdigit()
+              and words[3].startswith("socket:"), f"instance {instance}: {output}\n{describe(result)}")
+
+
 CHECKS = {
     "dry-run": dry_run, "two-nodes": two_nodes, "oversubscription": oversubscription,
     "failing-instance": failing_instance, "signals": signals, "term-fallback": term_fallback, "interrupt": interrupt,
     "stacks-and-stall": stacks_and_stall, "killed": killed,
     "restarts-in-allocation": restarts_in_allocation, "batch-recipe": batch_recipe, "down-node": down_node,
+    "host-timeout": host_timeout, "shrink": shrink, "pmi-fd": pmi_fd,
 }
 
 if __name__ == "__main__":
