@@ -76,12 +76,14 @@ def oversubscription(popdist, testbed):
 
 
 def failing_instance(popdist, testbed):
-    """srun (--kill-on-bad-exit=0) lets the others run on: popdist run stops them, its status is
-    the failed instance's, and the report names it first."""
+    """srun (--kill-on-bad-exit=0) lets the others run on: popdist run stops them with one SIGTERM
+    each (to the step, through scancel), its status is the failed instance's, and the report names
+    it first."""
     env = slurm_environment(popdist, testbed)
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        program = (f'trap "echo stopped-$RANK >> {tmp}/stopped; exit 5" INT TERM; '
+        program = (f'trap "echo int-$RANK >> {tmp}/stopped; exit 5" INT; '
+                   f'trap "echo term-$RANK >> {tmp}/stopped; exit 5" TERM; '
                    'if [ "$RANK" = 1 ]; then sleep 1; echo broken >&2; exit 3; fi; while :; do sleep 0.1; done')
         started = time.monotonic()
         result = run(popdist_run(popdist, "--report-file", report, "--host", "n1,n2", "--num-instances", "2",
@@ -94,7 +96,7 @@ def failing_instance(popdist, testbed):
         check("instance 0" not in result.stderr or result.stderr.index("instance 0") > first,
               f"the root cause is not named first:\n{result.stderr}")
         stopped = open(f"{tmp}/stopped").read().split() if os.path.exists(f"{tmp}/stopped") else []
-        check(stopped == ["stopped-0"], f"instance 0 was not stopped gracefully: {stopped}\n{describe(result)}")
+        check(stopped == ["term-0"], f"instance 0 was not stopped by one SIGTERM: {stopped}\n{describe(result)}")
         with open(report) as file:
             outcome = json.load(file)
         check(outcome["status"] == 3, f"report file: {outcome}")

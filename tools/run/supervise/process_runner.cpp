@@ -79,12 +79,18 @@ pid_t wait_for(pid_t pid, int& status) {
 }
 
 /// Ends `pid` as `verdict` says: SIGKILL at once, or SIGTERM and then (sigterm_then_sigkill)
-/// SIGKILL when it is still there after the verdict's grace. Returns what waitpid returned;
-/// `status` becomes the verdict's status (as a wait status).
+/// SIGKILL when it is still there after the verdict's grace. The SIGTERM goes to deliver_term
+/// when there is one (srun's step: the instances see SIGTERM, which the report counts as the
+/// teardown's), else as `stop`. Returns what waitpid returned; `status` becomes the verdict's
+/// status (as a wait status).
 pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status, const LauncherSignals& signals) {
   using Ending = WatchVerdict::Ending;
   const int stop = signals.stop != 0 ? signals.stop : SIGTERM;
-  ::kill(pid, verdict.ending == Ending::sigkill ? signals.kill : stop);
+  if (verdict.ending == Ending::sigkill) {
+    ::kill(pid, signals.kill);
+  } else if (!signals.deliver_term || !signals.deliver_term(SIGTERM)) {
+    ::kill(pid, stop);
+  }
   pid_t waited = 0;
   if (verdict.ending == Ending::sigterm_then_sigkill) {
     const auto deadline = std::chrono::steady_clock::now() + verdict.grace;

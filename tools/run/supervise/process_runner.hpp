@@ -39,8 +39,8 @@ struct WatchedRun {
 /// task, and SIGKILLed it leaves the step running: it is stopped with SIGINT (--disable-status
 /// passes one on to every task) and forced with SIGTERM. `deliver_term`, when set: a SIGTERM to
 /// popdist run is not sent to the launcher but handed to it, outside the signal handler (it may
-/// run commands: srun's step gets it from scancel, slurm_step.hpp); when it returns false, `stop`
-/// is sent to the launcher as without it.
+/// run commands: srun's step gets it from scancel, slurm_step.hpp), and so is a watch's graceful
+/// ending; when it returns false, `stop` is sent to the launcher as without it.
 struct LauncherSignals {
   int death = SIGTERM;
   int stop = 0;

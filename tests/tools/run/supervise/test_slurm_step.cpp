@@ -84,3 +84,27 @@ TEST_CASE("process runner: when deliver_term fails, the launcher gets the stop s
   CHECK(run_with_deliver(script, false, marker, calls) == 6);
   CHECK(calls == 1);
 }
+
+TEST_CASE("process runner: a watch's graceful ending goes to deliver_term too", "[slurm_step]") {
+  const JobDirectory dir;
+  const auto marker = dir.path() + "/marker";
+  int calls = 0;
+  LauncherSignals signals{SIGTERM, SIGUSR1, SIGKILL, [&](int signal) {
+                            ++calls;
+                            CHECK(signal == SIGTERM);
+                            std::ofstream(marker) << "delivered\n";
+                            return true;
+                          }};
+  // ends by itself once deliver_term has run: neither SIGUSR1 (stop) nor SIGTERM reached it
+  const auto script = "i=0; while [ ! -e " + marker + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; exit 0";
+  std::vector<Watch> watches{[](pid_t) {
+    WatchVerdict verdict;
+    verdict.status = 125;
+    verdict.ending = WatchVerdict::Ending::sigterm_then_sigkill;
+    verdict.grace = std::chrono::seconds(5);
+    return std::optional<WatchVerdict>(verdict);
+  }};
+  const auto run = run_watched("/bin/sh", {"sh", "-c", script}, std::move(watches), std::move(signals));
+  CHECK(run.status == 125);
+  CHECK(calls == 1);
+}
