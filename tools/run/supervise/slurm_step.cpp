@@ -65,8 +65,9 @@ std::optional<std::string> single_step_id(const std::string& squeue_output, std:
 std::string signal_named_step(const std::string& launcher, const std::string& step_name, int signal,
                               std::chrono::milliseconds limit) {
   const auto deadline = Clock::now() + limit;
+  // this user's steps only: a name is unique on this machine, not across a cluster's users
   const auto squeue = run_bounded({slurm_command_path(launcher, "squeue"), "--steps", "--noheader", "--format", "%i",
-                                   "--name", step_name},
+                                   "--name", step_name, "--user", std::to_string(::getuid())},
                                   left_until(deadline));
   if (squeue.status != 0) return failed(squeue, "squeue");
   std::string why;

@@ -2,7 +2,7 @@
 // The srun backend's step, found and signalled through Slurm: srun itself turns a SIGTERM into
 // SIGKILL of every task, so popdist run delivers a SIGTERM to the instances with `scancel
 // --signal=TERM <job>.<step>`, the step found by the name popdist run gave it (srun --job-name,
-// srun_command.hpp) with `squeue --steps --name`. Every question to Slurm is bounded in time; when
+// srun_command.hpp) with `squeue --steps --name NAME --user UID`. Every question to Slurm is bounded in time; when
 // one fails, the caller falls back to srun's own SIGINT (and says so under -v).
 
 #include <chrono>
