@@ -131,7 +131,10 @@ def signals(popdist, testbed):
     step with scancel), and the job ends as under Open MPI: the instances' status, no failure report."""
     env = slurm_environment(popdist, testbed)
     with tempfile.TemporaryDirectory() as tmp:
-        usr1, stops, status, err = stop_twice(popdist, testbed, env, tmp)
+        usr1, stops, status, err = stop_twice(popdist, testbed, env, tmp, ("--report-file", f"{tmp}/report.json"))
+        report = json.load(open(f"{tmp}/report.json")) if os.path.exists(f"{tmp}/report.json") else {}
+    check(report.get("stopped") is True and report.get("status") == 9,
+          f"report file: {report}")
     check(usr1 == ["usr1-0", "usr1-1"], f"SIGUSR1 deliveries: {usr1}\n{err}")
     check(stops == ["term-0", "term-1"], f"stops: {stops}, exit {status}\n{err}")
     check(status == 9 and "the job failed" not in err, f"exit {status}\n{err}")
