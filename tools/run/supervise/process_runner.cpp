@@ -30,7 +30,7 @@ struct HandlerShared {
   volatile sig_atomic_t own_group = 0;  ///< the child has a process group of its own (under nohup)
   volatile sig_atomic_t stop_as = 0;    ///< LauncherSignals::stop of the run
   volatile sig_atomic_t defer_term = 0;  ///< a SIGTERM is left to LauncherSignals::deliver_term
-  volatile sig_atomic_t pending_term = 0;  ///< SIGTERMs received and not yet delivered
+  volatile sig_atomic_t terms_received = 0;  ///< SIGTERMs left to deliver_term (written by the handler only)
 };
 HandlerShared g_handler_shared;
 
@@ -50,7 +50,7 @@ void forward_signal(int signal, siginfo_t* info, void*) {
   const bool stop = signal == SIGINT || signal == SIGTERM || signal == SIGHUP;
   if (stop) shared.stop_signal = signal;
   if (signal == SIGTERM && shared.defer_term != 0) {
-    shared.pending_term = shared.pending_term + 1;  // the wait loop delivers it (it cannot run scancel here)
+    shared.terms_received = shared.terms_received + 1;  // the wait loop delivers it (it cannot run scancel here)
     return;
   }
   const int sent = stop && shared.stop_as != 0 ? static_cast<int>(shared.stop_as) : signal;
@@ -124,11 +124,12 @@ void pause_for_child(int pidfd, std::chrono::milliseconds period) {
   (void)::poll(&child, 1, static_cast<int>(period.count()));  // EINTR: a forwarded signal, look again
 }
 
-/// A SIGTERM the handler left to `signals.deliver_term`: delivered once for each received; when
-/// that fails, the launcher gets `stop` as it would have from the handler.
-void deliver_pending_term(pid_t pid, const LauncherSignals& signals) {
-  while (g_handler_shared.pending_term > 0) {
-    g_handler_shared.pending_term = g_handler_shared.pending_term - 1;
+/// The SIGTERMs the handler left to `signals.deliver_term` and not yet `delivered`: one delivery
+/// each; when one fails, the launcher gets `stop` as it would have from the handler. (Only the
+/// handler counts what was received, only the loop what was delivered: no update is lost.)
+void deliver_pending_term(pid_t pid, const LauncherSignals& signals, int& delivered) {
+  while (delivered < g_handler_shared.terms_received) {
+    ++delivered;
     if (!signals.deliver_term(SIGTERM)) ::kill(pid, signals.stop != 0 ? signals.stop : SIGTERM);
   }
 }
@@ -140,11 +141,12 @@ Waited wait_watched(pid_t pid, std::vector<Watch>& watches, const LauncherSignal
   constexpr int polls_per_look = 5;
   const io::Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // Linux 5.3 on; else -1: sleep
   Waited result;
+  int terms_delivered = 0;
   for (int round = 0;; ++round) {
     result.waited = ::waitpid(pid, &result.status, WNOHANG);
     if (result.waited != 0 && !(result.waited < 0 && errno == EINTR)) return result;
     pause_for_child(pidfd.get(), poll);
-    if (signals.deliver_term) deliver_pending_term(pid, signals);
+    if (signals.deliver_term) deliver_pending_term(pid, signals, terms_delivered);
     if (round % polls_per_look != 0) continue;
     for (auto& watch : watches) {
       result.verdict = watch(pid);
@@ -186,7 +188,7 @@ class ForwardedSignals {
     g_handler_shared.child_pid = 0;
     g_handler_shared.stop_as = 0;
     g_handler_shared.defer_term = 0;
-    g_handler_shared.pending_term = 0;
+    g_handler_shared.terms_received = 0;
   }
   ForwardedSignals(const ForwardedSignals&) = delete;
   ForwardedSignals& operator=(const ForwardedSignals&) = delete;
