@@ -82,9 +82,11 @@ def failing_instance(popdist, testbed):
     env = slurm_environment(popdist, testbed)
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        program = (f'trap "echo int-$RANK >> {tmp}/stopped; exit 5" INT; '
-                   f'trap "echo term-$RANK >> {tmp}/stopped; exit 5" TERM; '
-                   'if [ "$RANK" = 1 ]; then sleep 1; echo broken >&2; exit 3; fi; while :; do sleep 0.1; done')
+        # each stop signal recorded; a second one within the second after the first would be too
+        program = (f'trap "echo int-$RANK >> {tmp}/stopped; stop=1" INT; '
+                   f'trap "echo term-$RANK >> {tmp}/stopped; stop=1" TERM; '
+                   'if [ "$RANK" = 1 ]; then sleep 1; echo broken >&2; exit 3; fi; '
+                   'while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 5')
         started = time.monotonic()
         result = run(popdist_run(popdist, "--report-file", report, "--host", "n1,n2", "--num-instances", "2",
                                  "sh", "-c", program), env, timeout=90)

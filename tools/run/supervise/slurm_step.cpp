@@ -77,7 +77,11 @@ std::string signal_named_step(const std::string& launcher, const std::string& st
   const auto scancel = run_bounded({slurm_command_path(launcher, "scancel"),
                                     fmt::format("--signal={}", name != nullptr ? name : std::to_string(signal)), *step},
                                    left_until(deadline));
-  return scancel.status == 0 ? std::string() : failed(scancel, "scancel");
+  // scancel signals each node of the step itself and fails with the error of any node where the
+  // step has ended (after one instance's failure, say): the live ones got the signal (measured:
+  // each such instance saw it). The whole step ended in between: nothing left to signal either.
+  const bool signalled = scancel.status == 0 || scancel.err.find("Invalid job id specified") != std::string::npos;
+  return signalled ? std::string() : failed(scancel, "scancel");
 }
 
 std::string node_states(const std::string& launcher, const std::vector<std::string>& nodes,
