@@ -4,6 +4,7 @@ inside one (salloc: each attempt a new step). The programs need no MPI: `sh -c` 
 
 Usage: srun_backend_checks.py <check> <popdist> <testbed>"""
 
+import contextlib
 import json
 import shutil
 import os
@@ -274,24 +275,39 @@ def slurmd_pid(testbed, node):
         return int(pid_file.read())
 
 
+def node_processes(testbed, node):
+    """Every process of the testbed's `node`: those in its slurmd's UTS namespace (slurm_up.sh)
+    -- its slurmd, slurmstepds, agents and instances."""
+    namespace = os.readlink(f"/proc/{slurmd_pid(testbed, node)}/ns/uts")
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.readlink(f"/proc/{pid}/ns/uts") == namespace:
+                found.append(int(pid))
+        except OSError:
+            pass  # gone meanwhile
+    return found
+
+
 def down_node(popdist, testbed):
-    """Inside an allocation with --no-kill, Slurm marks n2 DOWN (scontrol, n2's slurmd stopped
-    first: a failed node's does not register again at once, and ReturnToService=2 would put a live
-    one back within a second). Slurm ends the step on both nodes; the report names n2, DOWN and
+    """Inside an allocation with --no-kill, n2 freezes (every process of it SIGSTOPped: a failed
+    node, which, unlike a live one, ReturnToService=2 does not put back in service at once) and
+    Slurm marks it DOWN (scontrol). Slurm ends the step on both nodes; the report names n2, DOWN and
     Slurm's reason, and n2 alone as the lost host (122), on stderr and in the report file."""
     env = slurm_environment(popdist, testbed)
-    slurmd = slurmd_pid(testbed, "n2")
+    marker = f"popdist-srun-down-{os.getpid()}"
     with tempfile.TemporaryDirectory() as tmp:
-        program = f'echo ready-$RANK >> {tmp}/ready; while :; do sleep 0.1; done'
+        program = ["sh", "-c", f'echo ready-$RANK >> {tmp}/ready; while :; do sleep 0.1; done', marker]
         process = subprocess.Popen(["salloc", "-N2", "-n2", "--no-kill", "--time=2",
-                                    *popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", "--report-file",
-                                                 f"{tmp}/report.json", "sh", "-c", program)],
+                                    *popdist_run(popdist, "-v", "--host", "n1,n2", "--num-instances", "2",
+                                                 "--report-file", f"{tmp}/report.json", *program)],
                                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        stopped = False
+        frozen = []
         try:
             wait_for(f"{tmp}/ready", 2, timeout=60)
-            os.kill(slurmd, signal.SIGSTOP)  # the testbed's slurmd of n2, continued below
-            stopped = True
+            frozen = node_processes(testbed, "n2")
+            for pid in frozen:
+                os.kill(pid, signal.SIGSTOP)  # the testbed's node n2, continued below
             downed = run(["scontrol", "update", "nodename=n2", "state=down", "reason=popdist-test"], env)
             check(downed.returncode == 0, describe(downed))
             downed_at = time.monotonic()
@@ -300,8 +316,11 @@ def down_node(popdist, testbed):
         finally:
             if process.poll() is None:
                 process.kill()
-            if stopped:
-                os.kill(slurmd, signal.SIGCONT)
+            for pid in frozen:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+            for pid in marked_processes(marker):
+                os.kill(pid, signal.SIGKILL)  # ours: n2's agent and instance, whose step Slurm ended
             run(["scontrol", "update", "nodename=n2", "state=resume"], env)
         report = json.load(open(f"{tmp}/report.json")) if os.path.exists(f"{tmp}/report.json") else {}
     check(process.returncode == 122, f"exit {process.returncode}\n{err}")

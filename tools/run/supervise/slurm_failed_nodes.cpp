@@ -1,5 +1,7 @@
 #include "run/supervise/slurm_failed_nodes.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <csignal>
 
@@ -22,7 +24,15 @@ std::string explain_by_slurm(const std::string& launcher, const LaunchPlan& plan
   for (const auto& host : plan.hosts) names.push_back(host.name);
   std::string problem;
   const auto nodes = parse_slurm_nodes(node_states(launcher, names, std::chrono::seconds(3), problem));
-  if (!problem.empty() && verbose) say("could not ask Slurm about the job's nodes: " + problem);
+  if (verbose) {
+    std::string states;
+    for (const auto& node : nodes) {
+      states += fmt::format("{}{} {}{}", states.empty() ? "" : ", ", node.name, node.state,
+                            node.reason.empty() ? "" : " (" + node.reason + ")");
+    }
+    say(problem.empty() ? "Slurm's state of the job's nodes after the failure (sinfo): " + states
+                        : "could not ask Slurm about the job's nodes: " + problem);
+  }
   std::vector<SlurmNode> out;
   std::copy_if(nodes.begin(), nodes.end(), std::back_inserter(out), out_of_service);
   const auto failed_node = [&out](const LostHost& lost) {
