@@ -30,7 +30,8 @@ def dry_run(popdist, testbed):
     result = run(popdist_run(popdist, "--dry-run", "--num-instances", "4", "--host", "n1,n2", "true"), env)
     check(result.returncode == 0, describe(result))
     check(result.stdout.startswith("srun --ntasks 4 --distribution arbitrary --nodelist n1,n1,n2,n2 --export ALL "
-                                   "--kill-on-bad-exit=0 --disable-status --job-name popdist-run-XXXXXX env MASTER_ADDR="), describe(result))
+                                   "--kill-on-bad-exit=0 --disable-status --job-name popdist-run-XXXXXX "
+                                   "env MASTER_ADDR="), describe(result))
     check(re.search(r"^popdist run: backend srun: Slurm \S+ at /usr/bin/srun$", result.stderr, re.M), describe(result))
     # auto: srun only where no MPI launcher is found
     with tempfile.TemporaryDirectory() as tmp:
@@ -377,7 +378,8 @@ def shrink(popdist, testbed):
     check(result.returncode == 0 and "left out of every later attempt: n2" in result.stderr, describe(result))
     lines = [line.split(":", 1)[1] for line in result.stdout.splitlines() if ":attempt " in line]
     second = sorted(line.rsplit(" step ", 1)[0] for line in lines if line.startswith("attempt 1:"))
-    check(second == ["attempt 1: 0 of 2 on n1", "attempt 1: 1 of 2 on n1"], f"second attempt: {second}\n{describe(result)}")
+    check(second == ["attempt 1: 0 of 2 on n1", "attempt 1: 1 of 2 on n1"],
+          f"second attempt: {second}\n{describe(result)}")
     steps = {line.rsplit(" step ", 1)[1] for line in lines}
     check(len(steps) == 2 and len({step.split(".")[0] for step in steps}) == 1, f"steps {steps}\n{describe(result)}")
 

@@ -30,7 +30,8 @@ std::vector<SlurmNode> parse_slurm_nodes(const std::string& sinfo_output) {
       node.reason.pop_back();
     }
     if (node.reason == "none") node.reason.clear();
-    const bool listed = std::any_of(nodes.begin(), nodes.end(), [&](const SlurmNode& n) { return n.name == node.name; });
+    const auto same = [&node](const SlurmNode& other) { return other.name == node.name; };
+    const bool listed = std::any_of(nodes.begin(), nodes.end(), same);
     if (!listed) nodes.push_back(std::move(node));
   }
   return nodes;

@@ -40,8 +40,8 @@ std::string explain_by_slurm(const std::string& launcher, const LaunchPlan& plan
   };
   // A lost host Slurm kept in service lost its instances to the step's end on the failed node.
   if (std::any_of(end.lost.begin(), end.lost.end(), failed_node)) {
-    end.lost.erase(std::remove_if(end.lost.begin(), end.lost.end(), [&](const LostHost& lost) { return !failed_node(lost); }),
-                   end.lost.end());
+    const auto kept_in_service = [&](const LostHost& lost) { return !failed_node(lost); };
+    end.lost.erase(std::remove_if(end.lost.begin(), end.lost.end(), kept_in_service), end.lost.end());
   }
   return slurm_nodes_report(out);
 }
