@@ -31,6 +31,9 @@ std::string_view srun_instead(const std::string& word) {
   }
   if (word == "--label" || word == "-l") return "the agents tag each line with popdist's own tag already";
   if (word.rfind("--export", 0) == 0) return "popdist run passes its whole environment (--export=ALL)";
+  if (word == "-J" || word.rfind("--job-name", 0) == 0) {
+    return "popdist run names the step itself, to find it and pass a SIGTERM on; name the job with salloc or sbatch -J";
+  }
   return {};
 }
 
@@ -92,6 +95,13 @@ void add_exports(std::vector<std::string>& argv, const MpirunContext& context) {
 
 }  // namespace
 
+std::string srun_step_name(const MpirunContext& context) {
+  const auto& directory = context.job_directory;
+  const auto slash = directory.rfind('/');
+  const auto name = slash == std::string::npos ? directory : directory.substr(slash + 1);
+  return name.empty() ? std::string("popdist-run") : name;
+}
+
 MpirunCommand build_srun_command(const LaunchPlan& plan, const RunOptions& options, const MpirunContext& context) {
   auto words = launcher_words(options.mpi_global_args, "--mpi-global-args");
   const auto local = launcher_words(options.mpi_local_args, "--mpi-local-args");
@@ -103,9 +113,11 @@ MpirunCommand build_srun_command(const LaunchPlan& plan, const RunOptions& optio
   add_placement(command, plan, words);
   // A failed instance must not end the others by SIGKILL (a site's KillOnBadExit=1): popdist run
   // stops them itself, gracefully, and names the first failure.
-  command.argv.insert(command.argv.end(), {"--export", "ALL", "--kill-on-bad-exit=0", "--disable-status"});
-  // srun's own SIGTERM is SIGKILL of every task; popdist run stops it with one SIGINT, which
-  // --disable-status passes on to every task at once (without, srun prints the tasks' status).
+  // srun's own SIGTERM is SIGKILL of every task: popdist run passes a SIGTERM on to the step
+  // named here with scancel, and stops srun itself with one SIGINT, which --disable-status passes
+  // on to every task at once (without, srun prints the tasks' status).
+  command.argv.insert(command.argv.end(), {"--export", "ALL", "--kill-on-bad-exit=0", "--disable-status",
+                                           "--job-name", srun_step_name(context)});
   command.decisions.push_back("srun passes popdist run's whole environment to every task (--export ALL)");
   command.decisions.push_back("--kill-on-bad-exit=0: popdist run ends the others itself after a failure");
   if (options.numa_aware) {

@@ -13,6 +13,7 @@
 #include "common/say.hpp"
 #include "job/job_directory.hpp"
 #include "run/launch/launcher_command.hpp"
+#include "run/launch/srun_command.hpp"
 #include "run/report/announcement.hpp"
 #include "run/report/failure_report.hpp"
 #include "run/report/report_file.hpp"
@@ -24,6 +25,8 @@
 #include "run/supervise/job_records.hpp"
 #include "run/supervise/lost_host_watch.hpp"
 #include "run/supervise/process_runner.hpp"
+#include "run/supervise/slurm_failed_nodes.hpp"
+#include "run/supervise/slurm_step.hpp"
 #include "run/supervise/stack_gathering.hpp"
 #include "run/supervise/stall_watch.hpp"
 #include "run/supervise/unreached_hosts.hpp"
@@ -97,12 +100,13 @@ std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& rec
 
 /// How each launcher is told to stop (process_runner.hpp). hydra's mpiexec, SIGKILLed, ends every
 /// instance through its proxies; SIGTERM it would pass on. srun turns SIGTERM into SIGKILL of its
-/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running.
-LauncherSignals launcher_signals(Backend backend) {
-  switch (backend) {
+/// tasks and passes SIGINT on (--disable-status); SIGKILLed, it would leave its step running. A
+/// SIGTERM reaches srun's step through scancel (slurm_step.hpp), SIGINT to srun when that fails.
+LauncherSignals launcher_signals(const Launcher& launcher, const MpirunContext& context, bool verbose) {
+  switch (launcher.backend) {
     case Backend::openmpi: return {};
-    case Backend::hydra: return {SIGKILL, 0, SIGKILL};
-    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM};
+    case Backend::hydra: return {SIGKILL, 0, SIGKILL, {}};
+    case Backend::srun: return {SIGTERM, SIGINT, SIGTERM, step_stop(launcher.path, srun_step_name(context), verbose)};
   }
   return {};
 }
@@ -139,13 +143,19 @@ std::string probe_after_failure(const PreparedJob& job, const Launcher& launcher
 }
 
 /// The failure block on stderr (not after a stall, which said its own, nor when stopped) and the report file.
-void report_attempt(const PreparedJob& job, int attempt, long long start, const AttemptEnd& end, bool stopped,
-                    const JobRecords& records, const std::string& unreached) {
+/// Under srun, Slurm's word on the nodes (slurm_failed_nodes.hpp) follows the block.
+void report_attempt(const PreparedJob& job, int attempt, long long start, AttemptEnd& end, bool stopped,
+                    const JobRecords& records, const Launcher& launcher, const std::string& unreached) {
   const auto failures = end.status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
   const int attempts = job.options.max_restarts + 1;
+  std::string slurm;
+  if (launcher.backend == Backend::srun && ended_from_outside(end, failures, stopped)) {
+    slurm = explain_by_slurm(launcher.path, job.plan, end, job.options.verbosity >= 1);
+  }
   if (end.status != 0 && end.status != kStallStatus && !stopped) {
-    fmt::print(stderr, "{}{}", failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported, unreached),
-               process_limit_hint());
+    fmt::print(stderr, "{}{}{}",
+               failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported, unreached),
+               slurm, process_limit_hint());
     std::fflush(stderr);
   }
   if (!job.options.report_file.empty()) {
@@ -175,11 +185,11 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
   const int port = channel ? channel->port() : 0;
   const long long start = steady_ns(std::chrono::steady_clock::now());
   const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher, port),
-                               launcher_signals(launcher.backend));
+                               launcher_signals(launcher, context, job.options.verbosity >= 1));
   const bool stopped = stop_signal_received() != 0;
-  const auto end = attempt_end(job, records, run, stopped, launcher.backend);
+  auto end = attempt_end(job, records, run, stopped, launcher.backend);
   const auto unreached = probe_after_failure(job, launcher, run, end, stopped, records, port);
-  report_attempt(job, attempt, start, end, stopped, records, unreached);
+  report_attempt(job, attempt, start, end, stopped, records, launcher, unreached);
   return {end.status, end.lost};
 }
 

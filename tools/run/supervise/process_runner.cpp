@@ -29,6 +29,8 @@ struct HandlerShared {
   volatile sig_atomic_t stop_signal = 0;
   volatile sig_atomic_t own_group = 0;  ///< the child has a process group of its own (under nohup)
   volatile sig_atomic_t stop_as = 0;    ///< LauncherSignals::stop of the run
+  volatile sig_atomic_t defer_term = 0;  ///< a SIGTERM is left to LauncherSignals::deliver_term
+  volatile sig_atomic_t terms_received = 0;  ///< SIGTERMs left to deliver_term (written by the handler only)
 };
 HandlerShared g_handler_shared;
 
@@ -47,6 +49,10 @@ void forward_signal(int signal, siginfo_t* info, void*) {
       shared.own_group != 0 || info == nullptr || info->si_code == SI_USER || info->si_code == SI_QUEUE;
   const bool stop = signal == SIGINT || signal == SIGTERM || signal == SIGHUP;
   if (stop) shared.stop_signal = signal;
+  if (signal == SIGTERM && shared.defer_term != 0) {
+    shared.terms_received = shared.terms_received + 1;  // the wait loop delivers it (it cannot run scancel here)
+    return;
+  }
   const int sent = stop && shared.stop_as != 0 ? static_cast<int>(shared.stop_as) : signal;
   if (shared.child_pid > 0 && from_a_process) ::kill(shared.child_pid, sent);
   if (signal == SIGTSTP) ::raise(SIGSTOP);
@@ -73,12 +79,18 @@ pid_t wait_for(pid_t pid, int& status) {
 }
 
 /// Ends `pid` as `verdict` says: SIGKILL at once, or SIGTERM and then (sigterm_then_sigkill)
-/// SIGKILL when it is still there after the verdict's grace. Returns what waitpid returned;
-/// `status` becomes the verdict's status (as a wait status).
+/// SIGKILL when it is still there after the verdict's grace. The SIGTERM goes to deliver_term
+/// when there is one (srun's step: the instances see SIGTERM, which the report counts as the
+/// teardown's), else as `stop`. Returns what waitpid returned; `status` becomes the verdict's
+/// status (as a wait status).
 pid_t end_as_told(pid_t pid, const WatchVerdict& verdict, int& status, const LauncherSignals& signals) {
   using Ending = WatchVerdict::Ending;
   const int stop = signals.stop != 0 ? signals.stop : SIGTERM;
-  ::kill(pid, verdict.ending == Ending::sigkill ? signals.kill : stop);
+  if (verdict.ending == Ending::sigkill) {
+    ::kill(pid, signals.kill);
+  } else if (!signals.deliver_term || !signals.deliver_term(SIGTERM)) {
+    ::kill(pid, stop);
+  }
   pid_t waited = 0;
   if (verdict.ending == Ending::sigterm_then_sigkill) {
     const auto deadline = std::chrono::steady_clock::now() + verdict.grace;
@@ -112,6 +124,16 @@ void pause_for_child(int pidfd, std::chrono::milliseconds period) {
   (void)::poll(&child, 1, static_cast<int>(period.count()));  // EINTR: a forwarded signal, look again
 }
 
+/// The SIGTERMs the handler left to `signals.deliver_term` and not yet `delivered`: one delivery
+/// each; when one fails, the launcher gets `stop` as it would have from the handler. (Only the
+/// handler counts what was received, only the loop what was delivered: no update is lost.)
+void deliver_pending_term(pid_t pid, const LauncherSignals& signals, int& delivered) {
+  while (delivered < g_handler_shared.terms_received) {
+    ++delivered;
+    if (!signals.deliver_term(SIGTERM)) ::kill(pid, signals.stop != 0 ? signals.stop : SIGTERM);
+  }
+}
+
 /// waitpid for `pid`, polling every 100 ms (at once when it ends), asking every watch every half
 /// second (a watch may read /proc); the first verdict ends the program as it says.
 Waited wait_watched(pid_t pid, std::vector<Watch>& watches, const LauncherSignals& signals) {
@@ -119,10 +141,12 @@ Waited wait_watched(pid_t pid, std::vector<Watch>& watches, const LauncherSignal
   constexpr int polls_per_look = 5;
   const io::Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));  // Linux 5.3 on; else -1: sleep
   Waited result;
+  int terms_delivered = 0;
   for (int round = 0;; ++round) {
     result.waited = ::waitpid(pid, &result.status, WNOHANG);
     if (result.waited != 0 && !(result.waited < 0 && errno == EINTR)) return result;
     pause_for_child(pidfd.get(), poll);
+    if (signals.deliver_term) deliver_pending_term(pid, signals, terms_delivered);
     if (round % polls_per_look != 0) continue;
     for (auto& watch : watches) {
       result.verdict = watch(pid);
@@ -163,6 +187,8 @@ class ForwardedSignals {
     for (int i = 0; i < kForwardedCount; ++i) ::sigaction(kForwardedSignals[i], &previous_[i], nullptr);
     g_handler_shared.child_pid = 0;
     g_handler_shared.stop_as = 0;
+    g_handler_shared.defer_term = 0;
+    g_handler_shared.terms_received = 0;
   }
   ForwardedSignals(const ForwardedSignals&) = delete;
   ForwardedSignals& operator=(const ForwardedSignals&) = delete;
@@ -233,13 +259,14 @@ WatchedRun run_watched(const std::string& path, const std::vector<std::string>& 
   }
   if (pid == 0) exec_in_child(path, args, status_pipe, parent, signals, launcher_signals.death);
   g_handler_shared.stop_as = launcher_signals.stop;
+  g_handler_shared.defer_term = launcher_signals.deliver_term ? 1 : 0;
   g_handler_shared.child_pid = pid;
   signals.unblock();
   ::close(status_pipe[1]);
   const int exec_error = read_exec_error(status_pipe[0]);
 
   Waited waited;
-  if (watches.empty()) {
+  if (watches.empty() && !launcher_signals.deliver_term) {
     waited.waited = wait_for(pid, waited.status);
   } else {
     waited = wait_watched(pid, watches, launcher_signals);

@@ -6,6 +6,7 @@
 // a watch's verdict ends it (a lost host, a stall, a hang in its own teardown).
 
 #include <csignal>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,11 +37,15 @@ struct WatchedRun {
 /// SIGTERM, SIGHUP, or a watch's graceful ending) is sent as; 0: as received, SIGTERM for a watch.
 /// `kill`: a watch's forced ending. Slurm's srun turns a SIGTERM of its own into SIGKILL of every
 /// task, and SIGKILLed it leaves the step running: it is stopped with SIGINT (--disable-status
-/// passes one on to every task) and forced with SIGTERM.
+/// passes one on to every task) and forced with SIGTERM. `deliver_term`, when set: a SIGTERM to
+/// popdist run is not sent to the launcher but handed to it, outside the signal handler (it may
+/// run commands: srun's step gets it from scancel, slurm_step.hpp), and so is a watch's graceful
+/// ending; when it returns false, `stop` is sent to the launcher as without it.
 struct LauncherSignals {
   int death = SIGTERM;
   int stop = 0;
   int kill = SIGKILL;
+  std::function<bool(int)> deliver_term;
 };
 
 /// run_and_wait() under `watches` (watch.hpp): each is asked every half second, in order, while

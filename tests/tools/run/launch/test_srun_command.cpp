@@ -65,7 +65,7 @@ TEST_CASE("srun: the user's words are srun's own options, before the agent", "[s
 TEST_CASE("srun: Open MPI's and hydra's words, and those that would undo a graceful stop, refused", "[srun]") {
   const auto plan = popdist::cli::plan_launch(2, 2, 1, {});
   for (const std::string text : {"--mca pml ob1", "-genv A 1", "--oversubscribe", "-K", "--kill-on-bad-exit=1",
-                                 "--label", "--export=NONE"}) {
+                                 "--label", "--export=NONE", "-J mine", "--job-name=mine"}) {
     INFO(text);
     auto options = options_for(2);
     options.mpi_global_args = {text};
@@ -82,4 +82,17 @@ TEST_CASE("srun: one instance is not tagged; a ':' travels as a placeholder", "[
       build_srun_command(popdist::cli::plan_launch(1, 1, 1, {}), options_for(1, {"prog", ":", "x"}), context()).argv;
   CHECK_FALSE(has(argv, "--tag-output"));
   CHECK(has_sequence(argv, {"--colons", "2", "--", "prog", "popdist-colon", "x"}));
+}
+
+TEST_CASE("srun: the step is named for the attempt's job directory, so that scancel can find it", "[srun]") {
+  auto with_directory = context();
+  with_directory.job_directory = "/tmp/x/popdist-run-Ab12Cd";
+  CHECK(popdist::cli::srun_step_name(with_directory) == "popdist-run-Ab12Cd");
+  const auto argv = build_srun_command(popdist::cli::plan_launch(2, 2, 1, {}), options_for(2), with_directory).argv;
+  CHECK(has_sequence(argv, {"--disable-status", "--job-name", "popdist-run-Ab12Cd"}));
+  // a dry run's template names it as it will be; no directory at all (unit tests of other parts): a fixed name
+  with_directory.job_directory = "/tmp/popdist-run-XXXXXX";
+  CHECK(popdist::cli::srun_step_name(with_directory) == "popdist-run-XXXXXX");
+  with_directory.job_directory.clear();
+  CHECK(popdist::cli::srun_step_name(with_directory) == "popdist-run");
 }
