@@ -10,7 +10,9 @@
 #include "agent/instance_command.hpp"
 #include "common/argument_checks.hpp"
 #include "job/agent_line.hpp"
+#include "job/reach_line.hpp"
 #include "popdist/popdist.hpp"
+#include "reach/reach_command.hpp"
 #include "run/options/run_command.hpp"
 #include "run/options/run_line.hpp"
 #include "run/run_main.hpp"
@@ -58,9 +60,11 @@ int main(int argc, char** argv) {
   const auto run_run = popdist::cli::add_run_command(app);
   const auto run_instance = popdist::cli::add_instance_command(app);
   const auto run_stacks = popdist::cli::add_stacks_command(app);
+  const auto run_reach = popdist::cli::add_reach_command(app);
   if (const int status = parse(app, argc, argv); status >= 0) return status;
   if (app.got_subcommand("topology")) return run_topology();
   if (app.got_subcommand(popdist::cli::kInstanceCommand)) return run_instance();
   if (app.got_subcommand("stacks")) return run_stacks();
+  if (app.got_subcommand(popdist::cli::kReachCommand)) return run_reach();
   return run_run();
 }

@@ -29,6 +29,8 @@ FIXTURE_HOSTS = ["h1", "h2", "h3"]
 INSTANCES = 4
 REPLICAS = 8
 SKIP = 77
+# popdist run's --backend in the checks across private-/tmp hosts (run_host_check).
+BACKEND = "openmpi"
 # Below CTest's TIMEOUT (120 s) so a hang is reported by us, with the output so far.
 RUN_TIMEOUT = 90
 
@@ -291,20 +293,27 @@ def cleanup(testbed):
 
 def run_host_check(checks, argv):
     """The main of the checks across the private-/tmp hosts (cross_host_checks.py and the others):
-    `<file> <check> <popdist> <testbed> <h1,h2[,h3]>`; exit 77 (skip) naming what is missing."""
+    `<file> <check> <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]`; exit 77 (skip)
+    naming what is missing. The backend is popdist run's (BACKEND, read by private_tmp_job.py)."""
+    global BACKEND
     name = os.path.basename(argv[0])
-    if len(argv) != 5 or argv[1] not in checks:
-        print(f"usage: {name} {'|'.join(checks)} <popdist> <testbed> <h1,h2[,h3]>", file=sys.stderr)
+    backend_given = len(argv) == 7 and argv[5] == "--backend" and argv[6] in ("openmpi", "hydra")
+    if len(argv) not in (5, 7) or argv[1] not in checks or (len(argv) == 7 and not backend_given):
+        print(f"usage: {name} {'|'.join(checks)} <popdist> <testbed> <h1,h2[,h3]> [--backend openmpi|hydra]",
+              file=sys.stderr)
         return 2
     popdist, testbed, hosts = argv[2], argv[3], argv[4].split(",")
+    BACKEND = argv[6] if backend_given else "openmpi"
     require_testbed(testbed)
     require_mpirun()
+    if BACKEND == "hydra" and not os.path.exists("/usr/bin/mpiexec.hydra"):
+        skip("/usr/bin/mpiexec.hydra is not installed: apt-get install mpich (.ci/install-deps)")
     if not os.access(os.path.join(testbed, "netns_private_rsh.sh"), os.X_OK):
         skip(f"{testbed}/netns_private_rsh.sh is absent or not executable")
     if not set(hosts) <= namespaces():
         skip(f"the namespaces {hosts} are not up (the netns fixture makes them)")
     checks[argv[1]](popdist, testbed, hosts)
-    print(f"{argv[1]} on {','.join(hosts)}: passed")
+    print(f"{argv[1]} on {','.join(hosts)} under {BACKEND}: passed")
     return 0
 
 

@@ -26,7 +26,8 @@ class PrivateTmpJob:
     """`popdist run --num-instances 2*len(hosts) --host h1:2,... --report-file ... -- python <program> <args>`
     on h1, running while the check looks at it; its output is read as it comes (`output`)."""
 
-    def __init__(self, popdist, testbed, hosts, program, args=(), options=(), prefix="popdist-cross-"):
+    def __init__(self, popdist, testbed, hosts, program, args=(), options=(), prefix="popdist-cross-",
+                 launch_host=None):
         self.hosts = hosts
         self.tmp = tempfile.mkdtemp(prefix=prefix)
         self.tmpdir = os.path.join(self.tmp, "node-local")  # private on every host but h1
@@ -38,9 +39,16 @@ class PrivateTmpJob:
         self.instances = INSTANCES_PER_HOST * len(hosts)
         self.last = self.instances - 1
         self.env = dict(os.environ, TMPDIR=self.tmpdir, NETNS_PRIVATE_DIRS=self.tmpdir, PYTHONUNBUFFERED="1")
-        self.on_h1 = [os.path.join(testbed, "on_host.sh"), hosts[0]]
-        global_args = ["--mca", "plm_rsh_agent", os.path.join(testbed, "netns_private_rsh.sh"),
-                       *netns_checks.OPEN_MPI_ARGS]
+        self.on_h1 = [os.path.join(testbed, "on_host.sh"), launch_host or hosts[0]]  # where popdist run runs
+        self.rsh = os.path.join(testbed, "netns_private_rsh.sh")
+        # The backend of the check's command line (netns_checks.run_host_check's --backend):
+        # hydra's own ssh launcher with the testbed's agent and its interface named.
+        self.backend = netns_checks.BACKEND
+        if self.backend == "hydra":
+            global_args = ["-launcher", "ssh", "-launcher-exec", self.rsh, "-iface", "eth0"]
+            options = ("--backend", "hydra", *options)
+        else:
+            global_args = ["--mca", "plm_rsh_agent", self.rsh, *netns_checks.OPEN_MPI_ARGS]
         command = [*self.on_h1, popdist, "run", "--num-instances", str(self.instances),
                    "--host", ",".join(f"{h}:{INSTANCES_PER_HOST}" for h in hosts), "--report-file", self.report_file,
                    "--mpi-global-args", " ".join(global_args), *options, "--", sys.executable, self.script, *args]
@@ -94,7 +102,7 @@ class PrivateTmpJob:
                         words = f.read().replace(b"\0", b" ").decode(errors="replace")
                 except OSError:
                     continue
-                if self.tmp in words or "orted" in words or "prted" in words:
+                if self.tmp in words or "orted" in words or "prted" in words or "hydra_pmi_proxy" in words:
                     lines.append(f"  {host} pid {pid}: {words[:200]}")
         return "\n".join(lines) or "  (none left now)"
 

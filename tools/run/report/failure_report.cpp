@@ -47,6 +47,19 @@ std::string no_word_in_teardown(const std::vector<UnreportedInstance>& unreporte
                      fmt::join(silent, ", "));
 }
 
+/// After a lost or unreached host, instances that all ended by SIGTERM were ended by the job's
+/// teardown that the host's loss began: on one line, none of them a "first failure". "" otherwise.
+std::string teardown_after_host(const std::vector<Failure>& failures, bool host_is_cause) {
+  std::vector<int> stopped;
+  for (const auto& failure : failures) {
+    if (failure.end.status != kTerminated) return "";
+    stopped.push_back(failure.end.index);
+  }
+  if (!host_is_cause || stopped.empty()) return "";
+  std::sort(stopped.begin(), stopped.end());
+  return fmt::format("  stopped by the job's teardown after the host's loss: instance(s) {}\n", fmt::join(stopped, ", "));
+}
+
 }  // namespace
 
 bool stopped_by_teardown(const Failure& failure, const Failure& first) {
@@ -88,10 +101,14 @@ std::optional<int> first_failure_status(const std::vector<InstanceRecord>& recor
 
 std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt, int attempts,
                            int status, const std::vector<LostHost>& lost,
-                           const std::vector<UnreportedInstance>& unreported) {
+                           const std::vector<UnreportedInstance>& unreported, const std::string& unreached) {
+  const bool unreachable = unreached.find("  unreachable host: ") != std::string::npos;
   std::string text = fmt::format("popdist run: the job failed ({}){}\n",
-                                 lost.empty() ? describe_status(status) : fmt::format("lost host, exit status {}", status),
+                                 !lost.empty()  ? fmt::format("lost host, exit status {}", status)
+                                 : unreachable ? fmt::format("unreachable host, exit status {}", status)
+                                               : describe_status(status),
                                  attempts > 1 ? fmt::format(", attempt {} of {}", attempt + 1, attempts) : "");
+  text += unreached;
   for (const auto& host : lost) {
     text += fmt::format("  lost host: {}: no word from its agents (link down, machine down, or its processes or "
                         "the launcher's daemon (orted, hydra_pmi_proxy) killed)\n",
@@ -105,7 +122,9 @@ std::string failure_report(const std::vector<Failure>& failures, long long start
   }
   const bool named = std::any_of(unreported.begin(), unreported.end(),
                                  [](const UnreportedInstance& instance) { return !instance.in_teardown; });
-  if (failures.empty() && named) return text;
+  if (failures.empty() && (named || !unreached.empty())) return text;
+  const auto after_host = teardown_after_host(failures, !lost.empty() || unreachable);
+  if (!after_host.empty()) return text + after_host + no_word_in_teardown(unreported);
   if (failures.empty()) {
     return text + "  no instance's agent said how it ended (none started, or the job's channel was not reached): "
                   "see the launcher's message above\n";

@@ -50,10 +50,15 @@ struct Failure {
 /// instances, when it was last heard from) and says "lost host" as the job's status; with
 /// `unreported` instances (their agents never said how they ended: attempt_end.hpp) it names each
 /// and its host after mpirun's 0, and after a failure the teardown's on one line ("no word from").
+/// After a lost or unreached host, instances that all ended by SIGTERM (the teardown the loss
+/// began) share one line and none is a "first failure".
 /// `start_ns` is the attempt's start on popdist run's steady clock (ns); `attempt` counts from 0
-/// and `attempts` is 1 + --max-restarts; `status` is the job's.
+/// and `attempts` is 1 + --max-restarts; `status` is the job's. `unreached`, the lines on hosts
+/// that never spoke (reach_report.hpp), is the root cause when given: it comes first, and stands
+/// for "see the launcher's message above".
 [[nodiscard]] std::string failure_report(const std::vector<Failure>& failures, long long start_ns, int attempt,
                                          int attempts, int status, const std::vector<LostHost>& lost = {},
-                                         const std::vector<UnreportedInstance>& unreported = {});
+                                         const std::vector<UnreportedInstance>& unreported = {},
+                                         const std::string& unreached = {});
 
 }  // namespace popdist::cli

@@ -49,7 +49,7 @@ std::string report_json(const AttemptOutcome& outcome, const std::vector<Failure
   json.key("text").value(outcome.status == 0 ? std::string() : failure_report(failures, outcome.start_ns,
                                                                                outcome.attempt, outcome.attempts,
                                                                                outcome.status, outcome.lost,
-                                                                               outcome.unreported));
+                                                                               outcome.unreported, outcome.unreached));
   json.key("failures").begin_array();
   for (const auto& failure : failures) write_failure(json, failure, failures.front(), outcome.start_ns);
   json.end_array();

@@ -19,6 +19,7 @@ struct AttemptOutcome {
   long long start_ns = 0;     ///< the attempt's start, wall clock
   std::vector<LostHost> lost; ///< the hosts --host-timeout found lost
   std::vector<UnreportedInstance> unreported;  ///< these never said how they ended
+  std::string unreached{};    ///< the lines on hosts that never spoke (reach_report.hpp), in "text"
 };
 
 /// The report as JSON text: {"status", "status_text", "attempt", "attempts", "stopped", "text"

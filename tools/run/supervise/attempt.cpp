@@ -29,6 +29,7 @@
 #include "run/supervise/slurm_step.hpp"
 #include "run/supervise/stack_gathering.hpp"
 #include "run/supervise/stall_watch.hpp"
+#include "run/supervise/unreached_hosts.hpp"
 #include "stacks/stack_query.hpp"
 
 namespace popdist::cli {
@@ -62,10 +63,14 @@ long long steady_ns(std::chrono::steady_clock::time_point time) {
 
 /// The watches over mpirun, in the order they are asked: a lost host, a stall, a hung teardown.
 std::vector<Watch> attempt_watches(const PreparedJob& job, const JobRecords& records, const Gather& gather,
-                                   const Launcher& launcher) {
+                                   const Launcher& launcher, int channel_port) {
   const auto& options = job.options;
   std::vector<Watch> watches{
       lost_host_watch(job.plan, records, options.host_timeout, std::chrono::seconds(options.grace_period + 2))};
+  if (channel_port > 0) {  // hosts silent at the start: probed (no channel, nothing to hear them by)
+    watches.push_back(
+        startup_watch(job, launcher.backend, records, channel_port, std::chrono::seconds(options.grace_period + 2)));
+  }
   if (options.stall_timeout) {
     const auto limit = std::chrono::milliseconds(static_cast<long long>(*options.stall_timeout * 1000));
     const auto report = [seconds = *options.stall_timeout, gather] {
@@ -121,10 +126,26 @@ AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, Watche
   return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));
 }
 
+/// After the launcher failed with no instance's failure to blame and some hosts never heard
+/// (unreached_hosts.hpp): the report's lines on those hosts from their probes; "" otherwise.
+std::string probe_after_failure(const PreparedJob& job, const Launcher& launcher, const WatchedRun& run,
+                                const AttemptEnd& end, bool stopped, const JobRecords& records, int channel_port) {
+  if (run.verdict && !run.verdict->unreached.empty()) return run.verdict->unreached;
+  // A hung teardown's verdict is a launcher's failure too (hydra's, its only host unreached).
+  const auto snapshot = records.snapshot();
+  if (end.status == 0 || end.status == kStallStatus || stopped || channel_port <= 0 || !end.lost.empty() ||
+      first_failure_status(snapshot))
+    return "";
+  const auto silent = silent_hosts(job.plan, snapshot);
+  if (silent.empty()) return "";
+  const auto finding = probe_hosts(job, launcher.backend, silent, channel_port);
+  return reach_report(finding.results, finding.probing);
+}
+
 /// The failure block on stderr (not after a stall, which said its own, nor when stopped) and the report file.
 /// Under srun, Slurm's word on the nodes (slurm_failed_nodes.hpp) follows the block.
 void report_attempt(const PreparedJob& job, int attempt, long long start, AttemptEnd& end, bool stopped,
-                    const JobRecords& records, const Launcher& launcher) {
+                    const JobRecords& records, const Launcher& launcher, const std::string& unreached) {
   const auto failures = end.status != 0 ? failures_in_order(records.snapshot()) : std::vector<Failure>{};
   const int attempts = job.options.max_restarts + 1;
   std::string slurm;
@@ -132,12 +153,13 @@ void report_attempt(const PreparedJob& job, int attempt, long long start, Attemp
     slurm = explain_by_slurm(launcher.path, job.plan, end, job.options.verbosity >= 1);
   }
   if (end.status != 0 && end.status != kStallStatus && !stopped) {
-    fmt::print(stderr, "{}{}{}", failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported),
+    fmt::print(stderr, "{}{}{}",
+               failure_report(failures, start, attempt, attempts, end.status, end.lost, end.unreported, unreached),
                slurm, process_limit_hint());
     std::fflush(stderr);
   }
   if (!job.options.report_file.empty()) {
-    const AttemptOutcome outcome{end.status, attempt, attempts, stopped, start, end.lost, end.unreported};
+    const AttemptOutcome outcome{end.status, attempt, attempts, stopped, start, end.lost, end.unreported, unreached};
     write_report_file(job.options.report_file, outcome, failures);
   }
 }
@@ -160,12 +182,14 @@ AttemptResult run_attempt(const PreparedJob& job, const Launcher& launcher, int 
                    : fmt::format("popdist run: {} has no channel to its instances: no stacks\n", job_name);
   };
   const StackQueryService queries(job_dir.path(), gather);
+  const int port = channel ? channel->port() : 0;
   const long long start = steady_ns(std::chrono::steady_clock::now());
-  const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher),
+  const auto run = run_watched(launcher.path, command.argv, attempt_watches(job, records, gather, launcher, port),
                                launcher_signals(launcher, context, job.options.verbosity >= 1));
   const bool stopped = stop_signal_received() != 0;
   auto end = attempt_end(job, records, run, stopped, launcher.backend);
-  report_attempt(job, attempt, start, end, stopped, records, launcher);
+  const auto unreached = probe_after_failure(job, launcher, run, end, stopped, records, port);
+  report_attempt(job, attempt, start, end, stopped, records, launcher, unreached);
   return {end.status, end.lost};
 }
 

@@ -34,6 +34,7 @@ struct WatchVerdict {
   Ending ending = Ending::sigterm;
   std::chrono::milliseconds grace{};  ///< for sigterm_then_sigkill
   std::vector<LostHost> lost;         ///< the lost-host watch's finding; empty for the others
+  std::string unreached{};            ///< the startup watch's lines on hosts that never spoke (unreached_hosts.hpp)
 };
 
 /// One watch: asked every half second with mpirun's pid while it runs; a verdict ends mpirun.
