@@ -160,6 +160,21 @@ def wait_for(path, count, timeout=30):
     raise CheckFailed(f"{path} did not get {count} words within {timeout} s")
 
 
+def usr1_then_term(process, tmp, ready_timeout=30, end_timeout=30):
+    """Once both instances wrote {tmp}/ready: SIGUSR1 to popdist run, and once both recorded it in
+    {tmp}/usr1, a second later SIGTERM; returns the job's (stdout, stderr)."""
+    try:
+        wait_for(f"{tmp}/ready", 2, timeout=ready_timeout)
+        process.send_signal(signal.SIGUSR1)
+        wait_for(f"{tmp}/usr1", 2)
+        time.sleep(1)  # a second delivery would arrive by now
+        process.send_signal(signal.SIGTERM)
+        return process.communicate(timeout=end_timeout)
+    finally:
+        if process.poll() is None:
+            process.kill()
+
+
 def signals(popdist):
     """SIGUSR1 reaches each instance exactly once (hydra signals the agent's whole group), then
     SIGTERM ends the job gracefully: each instance's own handler runs."""
@@ -169,16 +184,7 @@ def signals(popdist):
                    f'echo ready-$RANK >> {tmp}/ready; while :; do sleep 0.1; done')
         process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", "sh", "-c", program), env=env,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        try:
-            wait_for(f"{tmp}/ready", 2)
-            process.send_signal(signal.SIGUSR1)
-            wait_for(f"{tmp}/usr1", 2)
-            time.sleep(1)  # a second delivery would arrive by now
-            process.send_signal(signal.SIGTERM)
-            out, err = process.communicate(timeout=30)
-        finally:
-            if process.poll() is None:
-                process.kill()
+        _, err = usr1_then_term(process, tmp)
         check(sorted(open(f"{tmp}/usr1").read().split()) == ["usr1-0", "usr1-1"],
               f"SIGUSR1 deliveries: {open(f'{tmp}/usr1').read().split()}")
         check(sorted(open(f"{tmp}/term").read().split()) == ["term-0", "term-1"], f"exit {process.returncode}\n{err}")

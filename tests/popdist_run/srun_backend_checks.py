@@ -15,7 +15,8 @@ import sys
 import tempfile
 import time
 
-from hydra_backend_checks import STALLED, check_stacks_then_stall, marked_processes, left_after, per_instance, wait_for
+from hydra_backend_checks import (STALLED, check_stacks_then_stall, left_after, marked_processes, per_instance,
+                                   usr1_then_term, wait_for)
 from launcher_common import check, describe, main, run
 from slurm_job_checks import job_field, read, submit
 from testbed_checks import slurm_environment, wait_for_idle_nodes
@@ -115,16 +116,7 @@ def stop_twice(popdist, testbed, env, tmp, extra=()):
                f'echo ready-$RANK >> {tmp}/ready; while [ -z "$stop" ]; do sleep 0.1; done; sleep 1; exit 9')
     process = subprocess.Popen([*popdist_run(popdist, "-v", "--host", "n1,n2", "--num-instances", "2", *extra), "sh",
                                 "-c", program], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        wait_for(f"{tmp}/ready", 2, timeout=60)
-        process.send_signal(signal.SIGUSR1)
-        wait_for(f"{tmp}/usr1", 2)
-        time.sleep(1)  # a second delivery would arrive by now
-        process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=60)
-    finally:
-        if process.poll() is None:
-            process.kill()
+    _, err = usr1_then_term(process, tmp, ready_timeout=60, end_timeout=60)
     stops = sorted(open(f"{tmp}/stop").read().split()) if os.path.exists(f"{tmp}/stop") else []
     return sorted(open(f"{tmp}/usr1").read().split()), stops, process.returncode, err
 
