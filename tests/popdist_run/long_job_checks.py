@@ -350,6 +350,12 @@ def stall(popdist):
     for rank in (0, 1):
         check(re.search(rf"instance {rank}: \S*silent.py:3 in <module>", result.stderr), describe(result))
     print(f"stall report and end after {time.monotonic() - start:.1f} s")
+    # Instances that ignore the stall's SIGTERM: SIGKILLed after the grace, still a stall (125), no
+    # lost host (their agents' silence is the teardown's).
+    deaf = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"]
+    result = run([popdist, "run", "--num-instances", "2", "--stall-timeout", "2", "--", *deaf],
+                 env=popdist_env(popdist, OMP_NUM_THREADS="1"), timeout=60)
+    check(result.returncode == 125 and "lost host" not in result.stderr, f"a stall ignoring SIGTERM: {describe(result)}")
 
 
 def fixed_size(popdist):

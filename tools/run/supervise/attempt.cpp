@@ -122,6 +122,9 @@ AttemptEnd attempt_end(const PreparedJob& job, const JobRecords& records, Watche
   const auto first_failure = first_failure_status(records.snapshot());
   if (status_from_agents && !run.verdict && first_failure) run.status = *first_failure;
   if (run.verdict && !run.verdict->lost.empty()) return {run.status, run.verdict->lost, {}};
+  // A stall's verdict stands: instances that ignore its SIGTERM are SIGKILLed after the grace, and
+  // their agents' silence then is the teardown's, not a lost host's.
+  if (run.verdict && run.verdict->status == kStallStatus) return {kStallStatus, {}, {}};
   if (stopped) return {run.status, {}, {}};
   return judge_attempt_end(run.status, job.plan, hearing_now(records), host_timeout_limit(job.options.host_timeout));
 }
