@@ -7,6 +7,7 @@ Environment: POPDIST_TEST_HYDRA_BIN, another hydra's bin directory (tests/mpi_wh
 and Intel MPI; its mpiexec.hydra, else its mpiexec), and POPDIST_TEST_HYDRA_FAMILY, what popdist
 run must call it ("MPICH hydra", "Intel MPI"). Default: Debian's /usr/bin/mpiexec.hydra, MPICH."""
 
+import contextlib
 import json
 import os
 import re
@@ -267,8 +268,7 @@ def ignored_sigterm(popdist):
         finally:
             if process.poll() is None:
                 process.kill()
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+            kill_marked(marker)
     check(process.returncode == 143, f"exit {process.returncode}\n{out}\n{err}")
     check(not left, f"left behind: {left}")
 
@@ -284,8 +284,7 @@ def stalled_ignoring_sigterm(popdist):
         result = run(popdist_run(popdist, "--num-instances", "2", "--stall-timeout", "2", *program), env, timeout=60)
         left = left_after(marker, 10)
     finally:
-        for pid in marked_processes(marker):
-            os.kill(pid, signal.SIGKILL)  # ours: started by this check
+        kill_marked(marker)
     check(result.returncode == 125 and "(--stall-timeout): where each instance is" in result.stderr
           and "lost host" not in result.stderr, describe(result))
     check(not left, f"left behind: {left}")
@@ -297,6 +296,14 @@ def left_after(marker, seconds):
     while marked_processes(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     return marked_processes(marker)
+
+
+def kill_marked(marker):
+    """SIGKILL to every process marked `marker` (ours: started by the check); one that ends
+    meanwhile (its job's teardown was still under way) is no error."""
+    for pid in marked_processes(marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def marked_processes(marker):
@@ -331,8 +338,7 @@ def killed(popdist):
             process.wait()
             left = left_after(marker, 15)
         finally:
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+            kill_marked(marker)
         check(not left, f"left behind after popdist run was killed: {left}")
 
 

@@ -15,8 +15,8 @@ import sys
 import tempfile
 import time
 
-from hydra_backend_checks import (STALLED, check_stacks_then_stall, left_after, marked_processes, per_instance,
-                                   usr1_then_term, wait_for)
+from hydra_backend_checks import (STALLED, check_stacks_then_stall, kill_marked, left_after, marked_processes,
+                                   per_instance, usr1_then_term, wait_for)
 from launcher_common import check, describe, main, run
 from slurm_job_checks import job_field, read, submit
 from testbed_checks import slurm_environment, wait_for_idle_nodes
@@ -199,8 +199,7 @@ def killed(popdist, testbed):
             process.wait()
             left = left_after(marker, 20)
         finally:
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+            kill_marked(marker)
         check(not left, f"left behind after popdist run was killed: {left}")
 
 
@@ -312,8 +311,7 @@ def down_node(popdist, testbed):
             for pid in frozen:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGCONT)
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: n2's agent and instance, whose step Slurm ended
+            kill_marked(marker)  # ours: n2's agent and instance, whose step Slurm ended
             run(["scontrol", "update", "nodename=n2", "state=resume"], env)
         report = json.load(open(f"{tmp}/report.json")) if os.path.exists(f"{tmp}/report.json") else {}
     check(process.returncode == 122, f"exit {process.returncode}\n{err}")
@@ -346,8 +344,7 @@ def host_timeout(popdist, testbed):
             print(f"popdist run ended {time.monotonic() - started:.1f} s after its start (n2 silent from 1.5 s on)")
             left = left_after(marker, 20)
         finally:
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+            kill_marked(marker)
     check(result.returncode == 122 and "lost host: n2 (instance 1;" in result.stderr, describe(result))
     check("lost host: n1" not in result.stderr and "Slurm took node" not in result.stderr, describe(result))
     check(not left, f"left behind: {left}")
@@ -365,8 +362,7 @@ def shrink(popdist, testbed):
                                        "--max-restarts", "1", "--min-instances", "2", *silent_node(tmp, marker, 2))],
                          env, timeout=110)
         finally:
-            for pid in marked_processes(marker):
-                os.kill(pid, signal.SIGKILL)  # ours: started by this check
+            kill_marked(marker)
     check(result.returncode == 0 and "left out of every later attempt: n2" in result.stderr, describe(result))
     lines = [line.split(":", 1)[1] for line in result.stdout.splitlines() if ":attempt " in line]
     second = sorted(line.rsplit(" step ", 1)[0] for line in lines if line.startswith("attempt 1:"))
