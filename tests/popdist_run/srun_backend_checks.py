@@ -299,7 +299,8 @@ def down_node(popdist, testbed):
             wait_for(f"{tmp}/ready", 2, timeout=60)
             frozen = node_processes(testbed, "n2")
             for pid in frozen:
-                os.kill(pid, signal.SIGSTOP)  # the testbed's node n2, continued below
+                with contextlib.suppress(ProcessLookupError):  # the loop's `sleep 0.1`s come and go
+                    os.kill(pid, signal.SIGSTOP)  # the testbed's node n2, continued below
             downed = run(["scontrol", "update", "nodename=n2", "state=down", "reason=popdist-test"], env)
             check(downed.returncode == 0, describe(downed))
             downed_at = time.monotonic()
