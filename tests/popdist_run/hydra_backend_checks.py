@@ -320,26 +320,31 @@ def marked_processes(marker):
     return found
 
 
-def killed(popdist):
-    """popdist run killed with SIGKILL leaves no instance, agent or hydra process behind."""
-    env = environment(popdist)
-    marker = f"popdist-hydra-killed-{os.getpid()}"
+def check_killed_leaves_nothing(command, env, marker, running, ready_timeout=30, left_within=15):
+    """`command` (popdist run's words, the program still to come) on instances that ignore SIGTERM,
+    SIGKILLed once both run (at least `running` processes carry `marker`: agents, programs, the
+    launcher's): every process of the job is gone within `left_within` s."""
     with tempfile.TemporaryDirectory() as tmp:
         # the marker in the program's own command line (and its agent's): one process each
-        # instances that ignore SIGTERM: hydra would wait for them (popdist run gives it SIGKILL)
         program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
                    f"open('{tmp}/ready', 'a').write('ready '); time.sleep(300)", marker]
-        process = subprocess.Popen(popdist_run(popdist, "--num-instances", "2", *program),
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        process = subprocess.Popen([*command, *program], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            wait_for(f"{tmp}/ready", 2)
-            check(len(marked_processes(marker)) >= 4, f"not running: {marked_processes(marker)}")  # agents, programs
+            wait_for(f"{tmp}/ready", 2, timeout=ready_timeout)
+            check(len(marked_processes(marker)) >= running, f"not running: {marked_processes(marker)}")
             process.kill()
             process.wait()
-            left = left_after(marker, 15)
+            left = left_after(marker, left_within)
         finally:
             kill_marked(marker)
         check(not left, f"left behind after popdist run was killed: {left}")
+
+
+def killed(popdist):
+    """popdist run killed with SIGKILL leaves no instance, agent or hydra process behind (instances
+    that ignore SIGTERM: hydra would wait for them; popdist run gives it SIGKILL)."""
+    check_killed_leaves_nothing(popdist_run(popdist, "--num-instances", "2"), environment(popdist),
+                                f"popdist-hydra-killed-{os.getpid()}", running=4)  # agents, programs
 
 
 def fake_hosts(popdist, testbed):

@@ -15,8 +15,8 @@ import sys
 import tempfile
 import time
 
-from hydra_backend_checks import (STALLED, check_stacks_then_stall, kill_marked, left_after, marked_processes,
-                                   per_instance, usr1_then_term, wait_for)
+from hydra_backend_checks import (STALLED, check_killed_leaves_nothing, check_stacks_then_stall, kill_marked,
+                                   left_after, per_instance, usr1_then_term, wait_for)
 from launcher_common import check, describe, main, run
 from slurm_job_checks import job_field, read, submit
 from testbed_checks import slurm_environment, wait_for_idle_nodes
@@ -185,22 +185,9 @@ def stacks_and_stall(popdist, testbed):
 
 def killed(popdist, testbed):
     """popdist run killed with SIGKILL leaves no instance, agent or srun behind."""
-    env = slurm_environment(popdist, testbed)
-    marker = f"popdist-srun-killed-{os.getpid()}"
-    with tempfile.TemporaryDirectory() as tmp:
-        program = [sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                   f"open('{tmp}/ready', 'a').write('ready '); time.sleep(300)", marker]
-        process = subprocess.Popen(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2", *program),
-                                   env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            wait_for(f"{tmp}/ready", 2, timeout=60)
-            check(len(marked_processes(marker)) >= 5, f"not running: {marked_processes(marker)}")  # srun, agents, programs
-            process.kill()
-            process.wait()
-            left = left_after(marker, 20)
-        finally:
-            kill_marked(marker)
-        check(not left, f"left behind after popdist run was killed: {left}")
+    check_killed_leaves_nothing(popdist_run(popdist, "--host", "n1,n2", "--num-instances", "2"),
+                                slurm_environment(popdist, testbed), f"popdist-srun-killed-{os.getpid()}",
+                                running=5, ready_timeout=60, left_within=20)  # srun, agents, programs
 
 
 def restarts_in_allocation(popdist, testbed):
